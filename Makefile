@@ -1,0 +1,60 @@
+# skyprof top-level Makefile. `make help` lists the targets.
+
+VERSION  := $(shell cat VERSION)
+BUILD    ?= build
+KVER     ?= $(shell uname -r)
+KDIR     ?= /lib/modules/$(KVER)/build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+export SKYPROF_CACHE ?= /var/cache/skyprof-test
+
+.PHONY: all help kmod daemon deps check unit kmod-matrix vm-check demo bench \
+	install dkms-install clean
+
+all: daemon
+	@if [ -e "$(KDIR)/Makefile" ]; then $(MAKE) kmod; \
+	else echo "skyprof: no kernel headers at $(KDIR): module not built (make kmod KDIR=...)"; fi
+
+help:
+	@echo "make            daemon, and the module for the running kernel if its headers exist"
+	@echo "make kmod KDIR=<headers>   build skyprof.ko against a kernel build dir"
+	@echo "make daemon     build $(BUILD)/skyprof"
+	@echo "make deps       install build and test dependencies (apt-get, idempotent)"
+	@echo "make check      everything: unit tests, module per kernel, guest suites"
+	@echo "make demo       boot a guest, load the module, profile a workload"
+	@echo "make bench      benchmarks against perf and bpftrace (not part of check)"
+	@echo "make install [PREFIX=.. DESTDIR=..]   make dkms-install   make clean"
+
+include daemon/build.mk
+
+daemon: $(SKYPROF_BIN)
+
+# Builds out of tree in a per-kernel copy so that several kernels never share
+# object files; the result is $(BUILD)/kmod/<name>/skyprof.ko.
+KMOD_NAME ?= host
+kmod:
+	tests/vm/build-kmod --kdir "$(KDIR)" --out "$(BUILD)/kmod/$(KMOD_NAME)"
+
+deps:
+	@tests/deps.sh
+
+unit: $(UNIT_BIN)
+	@tests/unit/run $(UNIT_BIN)
+
+check: deps
+	@tests/check
+
+demo: deps
+	@tests/demo
+
+bench: deps
+	@tests/bench/run
+
+install: daemon
+	install -D -m 0755 $(SKYPROF_BIN) $(DESTDIR)$(PREFIX)/bin/skyprof
+
+dkms-install:
+	tests/../dkms/install-sources "$(DESTDIR)/usr/src/skyprof-$(VERSION)"
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,65 @@
+# Build rules for the skyprof program and the host unit tests.
+# Included by the top-level Makefile; paths are relative to the top.
+#
+# Every daemon/*.c except main.c goes into a library that both the program and
+# the unit tests link, so a new stage is a new file and nothing else.
+
+DAEMON_PKGS  := libnl-3.0 libnl-genl-3.0 libdw libelf zlib libprotobuf-c
+DAEMON_LIBS   = $(shell pkg-config --libs $(DAEMON_PKGS)) -lm
+DAEMON_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
+		-Wno-missing-field-initializers \
+		-Iinclude/uapi -Idaemon -I$(BUILD)/proto \
+		-DSKYPROF_VERSION=\"$(VERSION)\" \
+		$(shell pkg-config --cflags $(DAEMON_PKGS))
+SAN_FLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=all
+
+PROTO_SRC    := $(wildcard proto/*.proto)
+PROTO_C      := $(patsubst proto/%.proto,$(BUILD)/proto/%.pb-c.c,$(PROTO_SRC))
+PROTO_H      := $(PROTO_C:.c=.h)
+
+DAEMON_SRC   := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+DAEMON_OBJ   := $(patsubst daemon/%.c,$(BUILD)/daemon/%.o,$(DAEMON_SRC)) \
+		$(patsubst $(BUILD)/proto/%.c,$(BUILD)/daemon/proto-%.o,$(PROTO_C))
+ASAN_OBJ     := $(patsubst $(BUILD)/daemon/%.o,$(BUILD)/asan/%.o,$(DAEMON_OBJ))
+
+UNIT_SRC     := $(wildcard tests/unit/test_*.c)
+UNIT_BIN     := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+
+SKYPROF_BIN  := $(BUILD)/skyprof
+
+$(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
+	@mkdir -p $(BUILD)/proto
+	protoc-c --proto_path=proto --c_out=$(BUILD)/proto $<
+
+$(BUILD)/daemon/%.o: daemon/%.c $(PROTO_H) $(wildcard daemon/*.h) include/uapi/skyprof.h
+	@mkdir -p $(@D)
+	$(CC) $(DAEMON_CFLAGS) -c -o $@ $<
+
+$(BUILD)/daemon/proto-%.o: $(BUILD)/proto/%.c $(PROTO_H)
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -Wextra,$(DAEMON_CFLAGS)) -c -o $@ $<
+
+$(BUILD)/asan/%.o: daemon/%.c $(PROTO_H) $(wildcard daemon/*.h) include/uapi/skyprof.h
+	@mkdir -p $(@D)
+	$(CC) $(DAEMON_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+$(BUILD)/asan/proto-%.o: $(BUILD)/proto/%.c $(PROTO_H)
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -Wextra,$(DAEMON_CFLAGS)) $(SAN_FLAGS) -c -o $@ $<
+
+$(BUILD)/libskyprof.a: $(DAEMON_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/libskyprof-asan.a: $(ASAN_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(SKYPROF_BIN): daemon/main.c $(BUILD)/libskyprof.a
+	$(CC) $(DAEMON_CFLAGS) -o $@ $< $(BUILD)/libskyprof.a $(DAEMON_LIBS)
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libskyprof-asan.a
+	@mkdir -p $(@D)
+	$(CC) $(DAEMON_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< \
+		$(BUILD)/libskyprof-asan.a $(DAEMON_LIBS) -lcmocka

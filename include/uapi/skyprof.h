@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * skyprof: the one contract between skyprof.ko and userspace.
+ *
+ * Two channels:
+ *  - control: the generic netlink family SKYPROF_GENL_NAME (commands and
+ *    attributes below; every attribute is validated by a policy in the
+ *    module, out-of-range input is refused with -EINVAL and an extack
+ *    message, nothing is half-applied);
+ *  - data: the character device /dev/skyprof. After SESSION_START the owner
+ *    opens the device, binds the file to its session (SKYPROF_IOC_BIND with
+ *    the session id and the secret token the start reply carried), then maps
+ *    per CPU one control page (read-write) and one data area (read-only).
+ *
+ * Userspace must be able to compile this header with only <linux/types.h>.
+ */
+#ifndef _UAPI_LINUX_SKYPROF_H
+#define _UAPI_LINUX_SKYPROF_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define SKYPROF_GENL_NAME	"skyprof"
+#define SKYPROF_GENL_VERSION	1
+#define SKYPROF_MCGRP_EVENTS	"events"
+#define SKYPROF_DEVICE_NAME	"skyprof"	/* /dev/skyprof */
+
+/*
+ * ABI version of everything in this file. Bumped on any incompatible change;
+ * GET_INFO reports the module's, and the daemon refuses a mismatch.
+ */
+#define SKYPROF_ABI_VERSION	1
+
+/* Limits enforced by the module's netlink policy. */
+#define SKYPROF_FREQ_MIN		1
+#define SKYPROF_FREQ_MAX		100000	/* Hz, per CPU */
+#define SKYPROF_MAX_DEPTH		256	/* frames, each of kernel/user */
+#define SKYPROF_USTACK_MAX		65536	/* bytes of raw user stack */
+#define SKYPROF_MAX_TGIDS		1024
+#define SKYPROF_MAX_SESSIONS		8
+#define SKYPROF_RING_PAGES_MIN		8	/* data pages per CPU, power of 2 */
+#define SKYPROF_RING_PAGES_MAX		16384
+#define SKYPROF_RING_PAGES_DEFAULT	256
+#define SKYPROF_CGROUP_PATH_MAX		4096
+#define SKYPROF_BUDGET_PCT_DEFAULT	5
+
+enum skyprof_cmd {
+	SKYPROF_CMD_UNSPEC,
+	SKYPROF_CMD_GET_INFO,		/* -> module/ABI version, caps, limits */
+	SKYPROF_CMD_SESSION_START,	/* session attrs -> id, token, geometry */
+	SKYPROF_CMD_SESSION_STOP,	/* SESSION_ID (own sessions only) */
+	SKYPROF_CMD_GET_STATS,		/* SESSION_ID -> per-CPU stats */
+	SKYPROF_CMD_EVENT,		/* multicast only, kernel -> user */
+	__SKYPROF_CMD_MAX,
+};
+#define SKYPROF_CMD_MAX (__SKYPROF_CMD_MAX - 1)
+
+enum skyprof_mode {
+	SKYPROF_MODE_ONCPU,	/* periodic samples of the running task */
+	SKYPROF_MODE_OFFCPU,	/* sched_switch: blocked time of target tasks */
+	__SKYPROF_MODE_MAX,
+};
+
+enum skyprof_clock {
+	SKYPROF_CLOCK_AUTO,	/* perf hw cycles, else perf sw, else hrtimer */
+	SKYPROF_CLOCK_PERF_HW,	/* PERF_COUNT_HW_CPU_CYCLES (NMI on x86) */
+	SKYPROF_CLOCK_PERF_SW,	/* PERF_COUNT_SW_CPU_CLOCK */
+	SKYPROF_CLOCK_HRTIMER,	/* per-CPU pinned hard hrtimer */
+	__SKYPROF_CLOCK_MAX,
+};
+
+/* SKYPROF_A_CAPS bits: what this kernel and module can do. */
+#define SKYPROF_CAP_PERF_HW	(1U << 0)	/* a cycles counter could be created */
+#define SKYPROF_CAP_PERF_SW	(1U << 1)
+#define SKYPROF_CAP_HRTIMER	(1U << 2)
+#define SKYPROF_CAP_OFFCPU	(1U << 3)
+#define SKYPROF_CAP_USTACK_COPY	(1U << 4)
+#define SKYPROF_CAP_CGROUP	(1U << 5)
+
+/* SKYPROF_A_FLAGS bits of a session. */
+#define SKYPROF_F_KERNEL_STACK	(1U << 0)
+#define SKYPROF_F_USER_STACK	(1U << 1)	/* frame-pointer walk */
+#define SKYPROF_F_KTHREADS	(1U << 2)	/* include kernel threads */
+#define SKYPROF_F_OFFCPU_PREEMPT (1U << 3)	/* off-CPU: count runnable preemption too */
+#define SKYPROF_F_ALL		((1U << 4) - 1)
+
+/* Target selection: none given = all tasks (idle always excluded). */
+
+enum skyprof_attr {
+	SKYPROF_A_UNSPEC,
+	SKYPROF_A_PAD,			/* padding for 64-bit attributes */
+	/* GET_INFO reply */
+	SKYPROF_A_MODULE_VERSION,	/* string */
+	SKYPROF_A_ABI_VERSION,		/* u32 */
+	SKYPROF_A_CAPS,			/* u32, SKYPROF_CAP_* */
+	SKYPROF_A_NR_CPU_IDS,		/* u32: rings per session (possible CPU ids) */
+	SKYPROF_A_MAX_SESSIONS,		/* u32 */
+	SKYPROF_A_ACTIVE_SESSIONS,	/* u32 */
+	SKYPROF_A_FREQ_MAX,		/* u32 */
+	SKYPROF_A_RING_PAGES_MAX,	/* u32 */
+	SKYPROF_A_PAGE_SIZE,		/* u32 */
+	/* SESSION_START request */
+	SKYPROF_A_MODE,			/* u32, enum skyprof_mode */
+	SKYPROF_A_CLOCK,		/* u32, enum skyprof_clock */
+	SKYPROF_A_FREQ,			/* u32 Hz per CPU, on-CPU mode */
+	SKYPROF_A_FLAGS,		/* u32, SKYPROF_F_*; default KERNEL|USER */
+	SKYPROF_A_MAX_DEPTH,		/* u32, 1..SKYPROF_MAX_DEPTH, default 127 */
+	SKYPROF_A_USTACK_BYTES,		/* u32, 0..SKYPROF_USTACK_MAX, multiple of 8 */
+	SKYPROF_A_OFFCPU_MIN_NS,	/* u64, default 1000 */
+	SKYPROF_A_RING_PAGES,		/* u32, power of two in [MIN, MAX] */
+	SKYPROF_A_WATERMARK_PCT,	/* u32 1..100: wake the reader at this fill */
+	SKYPROF_A_BUDGET_PCT,		/* u32 1..100: max share of a CPU in the handler */
+	SKYPROF_A_TARGET_TGIDS,		/* binary: __u32[], 1..SKYPROF_MAX_TGIDS */
+	SKYPROF_A_TARGET_CGROUP,	/* string: path in the cgroup v2 hierarchy */
+	/* SESSION_START reply; SESSION_ID also in STOP/GET_STATS/EVENT */
+	SKYPROF_A_SESSION_ID,		/* u32, nonzero */
+	SKYPROF_A_SESSION_TOKEN,	/* u64: secret for SKYPROF_IOC_BIND */
+	SKYPROF_A_CLOCK_USED,		/* u32, enum skyprof_clock actually used */
+	SKYPROF_A_RING_DATA_SIZE,	/* u64 bytes of data area per CPU */
+	/* GET_STATS reply */
+	SKYPROF_A_CPU_STATS,		/* nested, repeated: SKYPROF_STAT_* */
+	/* EVENT */
+	SKYPROF_A_EVENT,		/* u32, enum skyprof_event */
+	SKYPROF_A_END_REASON,		/* u32, enum skyprof_end_reason */
+	SKYPROF_A_CPU,			/* u32 */
+	__SKYPROF_A_MAX,
+};
+#define SKYPROF_A_MAX (__SKYPROF_A_MAX - 1)
+
+/* Attributes nested in each SKYPROF_A_CPU_STATS. Counters are u64. */
+enum skyprof_stat {
+	SKYPROF_STAT_UNSPEC,
+	SKYPROF_STAT_PAD,
+	SKYPROF_STAT_CPU,		/* u32 */
+	SKYPROF_STAT_SAMPLES,		/* records written */
+	SKYPROF_STAT_DROPS,		/* records lost: ring full */
+	SKYPROF_STAT_UNWIND_ERRORS,	/* user or kernel walk faulted */
+	SKYPROF_STAT_HANDLER_NS,	/* total time in the sample handler */
+	SKYPROF_STAT_HANDLER_MAX_NS,
+	SKYPROF_STAT_THROTTLED,		/* ticks skipped by the time budget */
+	SKYPROF_STAT_FILTERED,		/* ticks that hit no target */
+	SKYPROF_STAT_NESTED,		/* ticks dropped: writer already active */
+	__SKYPROF_STAT_MAX,
+};
+#define SKYPROF_STAT_MAX (__SKYPROF_STAT_MAX - 1)
+
+enum skyprof_event {
+	SKYPROF_EVENT_UNSPEC,
+	SKYPROF_EVENT_SESSION_ENDED,	/* + SESSION_ID, END_REASON */
+	SKYPROF_EVENT_RING_WATERMARK,	/* + SESSION_ID, CPU */
+	SKYPROF_EVENT_THROTTLED,	/* + SESSION_ID, CPU */
+};
+
+enum skyprof_end_reason {
+	SKYPROF_END_STOPPED,		/* SESSION_STOP */
+	SKYPROF_END_OWNER_CLOSED,	/* the owning netlink socket went away */
+	SKYPROF_END_UNLOAD,		/* module unloading */
+	SKYPROF_END_ERROR,
+};
+
+/* ------------------------------------------------------------------------
+ * Data channel: /dev/skyprof
+ */
+
+struct skyprof_bind {
+	__u32 session_id;
+	__u32 reserved;		/* must be 0 */
+	__u64 token;		/* SKYPROF_A_SESSION_TOKEN */
+};
+
+#define SKYPROF_IOC_MAGIC	0xB5
+#define SKYPROF_IOC_BIND	_IOW(SKYPROF_IOC_MAGIC, 1, struct skyprof_bind)
+
+/*
+ * mmap offsets (in pages) after BIND. CPU c's control page is at page
+ * SKYPROF_MMAP_CTL_PGOFF(c), one page, mappable PROT_READ|PROT_WRITE; its data
+ * area is at SKYPROF_MMAP_DATA_PGOFF(c), RING_DATA_SIZE bytes, PROT_READ only.
+ * CPUs that are not possible give -EINVAL.
+ */
+#define SKYPROF_MMAP_CPU_STRIDE		(1UL << 20)	/* pages */
+#define SKYPROF_MMAP_CTL_PGOFF(cpu)	((unsigned long)(cpu) * SKYPROF_MMAP_CPU_STRIDE)
+#define SKYPROF_MMAP_DATA_PGOFF(cpu)	(SKYPROF_MMAP_CTL_PGOFF(cpu) + 1)
+
+/*
+ * The control page of one CPU's ring.
+ *
+ * Memory ordering: the producer writes a record into the data area, then
+ * publishes data_head with a release store (smp_store_release). The reader
+ * loads data_head with acquire, reads records in [data_tail, data_head), then
+ * stores data_tail with release. The producer loads data_tail with acquire
+ * before reserving space and treats it as hostile (clamped to the area).
+ * Both counters are free-running byte offsets; index = counter & (size - 1).
+ * A record never wraps: when it does not fit before the end of the area the
+ * producer fills the rest with a SKYPROF_REC_PAD record and starts at 0.
+ */
+struct skyprof_ring_ctl {
+	__u32 version;		/* SKYPROF_ABI_VERSION */
+	__u32 ctl_size;		/* sizeof(struct skyprof_ring_ctl) */
+	__u64 data_size;	/* bytes, power of two */
+	__u64 data_head;	/* kernel-written, release */
+	__u64 lost;		/* records dropped on this CPU (ring full) */
+	__u64 written;		/* records written on this CPU */
+	__u64 reserved0[3];
+	/* The reader's own cache line. */
+	__u64 data_tail;	/* reader-written, release */
+	__u64 reserved1[7];
+};
+
+/* Record types. */
+enum skyprof_rec_type {
+	SKYPROF_REC_PAD = 1,	/* skip to the end of the data area */
+	SKYPROF_REC_SAMPLE = 2,	/* struct skyprof_sample */
+};
+
+#define SKYPROF_REC_ALIGN	8
+
+/* Every record starts with this; size includes it and is a multiple of 8. */
+struct skyprof_rec_header {
+	__u32 size;
+	__u16 type;		/* enum skyprof_rec_type */
+	__u16 version;		/* per type; SAMPLE: SKYPROF_SAMPLE_VERSION */
+};
+
+#define SKYPROF_SAMPLE_VERSION	1
+
+/* struct skyprof_sample.flags */
+#define SKYPROF_SF_IN_KERNEL	(1U << 0)	/* the tick interrupted kernel mode */
+#define SKYPROF_SF_KSTACK_TRUNC	(1U << 1)	/* hit max depth */
+#define SKYPROF_SF_USTACK_TRUNC	(1U << 2)	/* hit max depth */
+#define SKYPROF_SF_USTACK_FAULT	(1U << 3)	/* FP walk stopped on a fault */
+#define SKYPROF_SF_REGS		(1U << 4)	/* struct skyprof_user_regs follows */
+#define SKYPROF_SF_KTHREAD	(1U << 5)
+#define SKYPROF_SF_OFFCPU	(1U << 6)	/* weight is blocked ns */
+
+/*
+ * One sample. Layout after the fixed part, each 8-byte aligned:
+ *   __u64 kernel_ips[nr_kernel];    innermost first
+ *   __u64 user_ips[nr_user];        innermost first (user_ips[0] = user pc)
+ *   struct skyprof_user_regs regs;  if flags & SKYPROF_SF_REGS
+ *   __u8 ustack[ustack_size];       raw copy from user sp upward, padded
+ *                                   with zeroes to 8 bytes
+ * All padding is zero: no uninitialized kernel memory reaches the ring.
+ */
+struct skyprof_sample {
+	struct skyprof_rec_header hdr;
+	__u64 time_ns;		/* ktime_get_mono_fast_ns() (CLOCK_MONOTONIC) */
+	__u64 weight;		/* 1 on-CPU; blocked ns off-CPU */
+	__u64 cgroup_id;	/* cgroup v2 id (kernfs ino), 0 unknown */
+	__u32 cpu;
+	__u32 tgid;		/* initial pid namespace */
+	__u32 tid;
+	__u32 flags;		/* SKYPROF_SF_* */
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u32 ustack_size;	/* bytes actually copied */
+	char comm[16];		/* task comm, NUL padded */
+};
+
+/* ABI of user registers: perf's PERF_SAMPLE_REGS_ABI_* values. */
+#define SKYPROF_REGS_ABI_NONE	0
+#define SKYPROF_REGS_ABI_32	1
+#define SKYPROF_REGS_ABI_64	2
+
+#define SKYPROF_UREGS_NR	24	/* perf's x86 numbering, PERF_REG_X86_* */
+
+struct skyprof_user_regs {
+	__u32 abi;		/* SKYPROF_REGS_ABI_* */
+	__u32 reserved;
+	__u64 mask;		/* bit i set: regs[i] valid */
+	__u64 regs[SKYPROF_UREGS_NR];	/* indexed by PERF_REG_X86_* on x86 */
+};
+
+#endif /* _UAPI_LINUX_SKYPROF_H */
