@@ -5,7 +5,7 @@
 # the unit tests link, so a new stage is a new file and nothing else.
 
 DAEMON_PKGS  := libnl-3.0 libnl-genl-3.0 libdw libelf zlib libprotobuf-c
-DAEMON_LIBS   = $(shell pkg-config --libs $(DAEMON_PKGS)) -lm
+DAEMON_LIBS   = $(shell pkg-config --libs $(DAEMON_PKGS)) -lm -liberty
 DAEMON_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 		-Wno-missing-field-initializers \
 		-Iinclude/uapi -Idaemon -I$(BUILD)/proto \

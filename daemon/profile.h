@@ -35,12 +35,53 @@ void profile_free(struct profile *p);
 int profile_add(struct profile *p, const struct sp_sample *s);
 uint64_t profile_total_samples(const struct profile *p);
 
-/* Top functions by self count (the leaf frame), with inclusive totals. */
+/*
+ * Top functions by self count (the leaf frame), with inclusive totals: a
+ * function counts once per stack however often it recurses. Counts are
+ * samples on-CPU and blocked ns off-CPU; inline frames count as functions.
+ * Symbolizes what it has not seen yet, so `top` may call it every refresh.
+ * Returns how many entries were filled.
+ */
 struct func_share {
 	char name[256];
 	uint64_t self;
 	uint64_t total;
+	uint8_t kernel;		/* a kernel function */
 };
 size_t profile_top_functions(struct profile *p, struct func_share *out, size_t n);
+
+/* What profile_top_functions' counts add up to (100 %). */
+uint64_t profile_total_value(struct profile *p);
+
+/* The run's length, known only when it ends. */
+void profile_set_duration(struct profile *p, uint64_t duration_ns);
+const struct profile_meta *profile_get_meta(const struct profile *p);
+
+/*
+ * The distinct stacks, in first-seen order. The key is (tgid, tid, kernel
+ * stack, user stack): tid is kept so pprof can label threads; comm is the
+ * first one seen for the key.
+ */
+struct profile_stack {
+	uint32_t tgid, tid;
+	uint16_t nr_kernel, nr_user;
+	uint64_t count, weight;
+	const char *comm;
+	const uint64_t *kernel_ips;	/* innermost first */
+	const uint64_t *user_ips;	/* innermost first */
+};
+size_t profile_nr_stacks(const struct profile *p);
+void profile_get_stack(const struct profile *p, size_t i, struct profile_stack *out);
+
+/*
+ * The symbolized view every output writes from (see view.h), brought up to
+ * date with the samples added so far. NULL on -ENOMEM.
+ */
+struct view;
+struct view *profile_view(struct profile *p);
+
+/* A profile that only holds a view, e.g. one read back from a pprof file.
+ * Takes ownership of v (freed by profile_free); profile_add then fails. */
+struct profile *profile_from_view(struct view *v);
 
 #endif

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Aggregation: samples merged by (tgid, tid, kernel stack, user stack).
+ *
+ * This is the hot path of the daemon (every ring record lands here), so it
+ * allocates nothing per sample once a stack has been seen: a sample costs a
+ * hash over its ips, one probe into an open-addressing table and a compare.
+ * Stacks live in a bump arena of large blocks, which keeps them dense in
+ * memory and makes freeing the profile a handful of free() calls.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "symbolize.h"
+#include "view.h"
+
+#define ARENA_BLOCK (256 * 1024)
+
+struct stack_entry {
+	uint64_t hash;
+	uint64_t count, weight;
+	uint32_t tgid, tid;
+	uint16_t nr_kernel, nr_user;
+	char comm[17];
+	uint64_t ips[];		/* kernel ips, then user ips */
+};
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	_Alignas(8) unsigned char data[];
+};
+
+struct slot {
+	uint64_t hash;
+	struct stack_entry *e;	/* NULL: empty */
+};
+
+struct profile {
+	struct profile_meta meta;
+	struct symbolizer *sym;
+
+	struct slot *slots;
+	size_t nr_slots;	/* power of two */
+	struct stack_entry **entries;	/* first-seen order */
+	size_t nr_entries, cap_entries;
+	struct arena_block *arena;
+	uint64_t total_count;
+
+	uint32_t *pids;		/* set of tgids seen; UINT32_MAX = empty */
+	size_t nr_pids, nr_pid_slots;
+
+	struct view *view;
+	bool view_only;		/* read back from a file: no raw stacks */
+};
+
+#define PID_EMPTY UINT32_MAX
+
+/*
+ * A multiply-rotate mix per 64-bit word (the ips are well spread already,
+ * the mix only has to break up runs of equal high bits), finished with a
+ * murmur-style avalanche.
+ */
+static inline uint64_t mix(uint64_t h, uint64_t w)
+{
+	w *= 0x87c37b91114253d5ULL;
+	w = (w << 31) | (w >> 33);
+	h ^= w * 0x4cf5ad432745937fULL;
+	return ((h << 27) | (h >> 37)) * 5 + 0x52dce729;
+}
+
+static uint64_t hash_sample(const struct sp_sample *s)
+{
+	uint64_t h = ((uint64_t)s->tgid << 32 | s->tid) ^
+		     ((uint64_t)s->nr_kernel << 48 | (uint64_t)s->nr_user << 32);
+
+	h = mix(0x9e3779b97f4a7c15ULL, h);
+	for (unsigned int i = 0; i < s->nr_kernel; i++)
+		h = mix(h, s->kernel_ips[i]);
+	for (unsigned int i = 0; i < s->nr_user; i++)
+		h = mix(h, s->user_ips[i]);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static bool same_stack(const struct stack_entry *e, const struct sp_sample *s)
+{
+	return e->tgid == s->tgid && e->tid == s->tid &&
+	       e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
+	       !memcmp(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t)) &&
+	       !memcmp(e->ips + s->nr_kernel, s->user_ips,
+		       s->nr_user * sizeof(uint64_t));
+}
+
+static void *arena_alloc(struct profile *p, size_t size)
+{
+	struct arena_block *b = p->arena;
+
+	size = (size + 7) & ~(size_t)7;
+	if (!b || b->size - b->used < size) {
+		size_t bs = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
+
+		b = malloc(sizeof(*b) + bs);
+		if (!b)
+			return NULL;
+		b->size = bs;
+		b->used = 0;
+		if (bs == ARENA_BLOCK || !p->arena) {
+			b->next = p->arena;
+			p->arena = b;
+		} else {
+			/* An oversized stack: keep the current block current. */
+			b->next = p->arena->next;
+			p->arena->next = b;
+		}
+	}
+	void *r = b->data + b->used;
+
+	b->used += size;
+	return r;
+}
+
+struct profile *profile_new(const struct profile_meta *meta, struct symbolizer *sym)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (meta)
+		p->meta = *meta;
+	p->sym = sym;
+	p->nr_slots = 1024;
+	p->slots = calloc(p->nr_slots, sizeof(*p->slots));
+	p->nr_pid_slots = 64;
+	p->pids = malloc(p->nr_pid_slots * sizeof(*p->pids));
+	if (!p->slots || !p->pids) {
+		profile_free(p);
+		return NULL;
+	}
+	memset(p->pids, 0xff, p->nr_pid_slots * sizeof(*p->pids));
+	return p;
+}
+
+struct profile *profile_from_view(struct view *v)
+{
+	struct profile *p = profile_new(&v->meta, NULL);
+
+	if (!p)
+		return NULL;
+	p->view = v;
+	p->view_only = true;
+	for (uint32_t i = 0; i < v->nr_samples; i++)
+		p->total_count += v->samples[i].count;
+	return p;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	while (p->arena) {
+		struct arena_block *n = p->arena->next;
+
+		free(p->arena);
+		p->arena = n;
+	}
+	if (p->view) {
+		view_free(p->view);
+		free(p->view);
+	}
+	free(p->entries);
+	free(p->slots);
+	free(p->pids);
+	free(p);
+}
+
+static int grow_table(struct profile *p)
+{
+	size_t n = p->nr_slots * 2;
+	struct slot *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr_entries; i++) {
+		struct stack_entry *e = p->entries[i];
+		size_t h = e->hash & (n - 1);
+
+		while (s[h].e)
+			h = (h + 1) & (n - 1);
+		s[h].hash = e->hash;
+		s[h].e = e;
+	}
+	free(p->slots);
+	p->slots = s;
+	p->nr_slots = n;
+	return 0;
+}
+
+static int grow_pids(struct profile *p)
+{
+	size_t n = p->nr_pid_slots * 2;
+	uint32_t *s = malloc(n * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0xff, n * sizeof(*s));
+	for (size_t i = 0; i < p->nr_pid_slots; i++) {
+		uint32_t pid = p->pids[i];
+
+		if (pid == PID_EMPTY)
+			continue;
+		size_t h = (pid * 2654435761U) & (n - 1);
+
+		while (s[h] != PID_EMPTY)
+			h = (h + 1) & (n - 1);
+		s[h] = pid;
+	}
+	free(p->pids);
+	p->pids = s;
+	p->nr_pid_slots = n;
+	return 0;
+}
+
+/* First sight of a tgid: tell the symbolizer while the process still lives. */
+static int note_pid(struct profile *p, uint32_t pid)
+{
+	size_t h = (pid * 2654435761U) & (p->nr_pid_slots - 1);
+
+	if (pid == PID_EMPTY)
+		return 0;
+	while (p->pids[h] != PID_EMPTY) {
+		if (p->pids[h] == pid)
+			return 0;
+		h = (h + 1) & (p->nr_pid_slots - 1);
+	}
+	p->pids[h] = pid;
+	if (++p->nr_pids * 2 > p->nr_pid_slots && grow_pids(p))
+		return -ENOMEM;
+	if (p->sym)
+		symbolizer_note_pid(p->sym, pid); /* a gone pid is not an error */
+	return 0;
+}
+
+static struct stack_entry *insert(struct profile *p, const struct sp_sample *s,
+				  uint64_t hash, size_t slot)
+{
+	size_t nips = (size_t)s->nr_kernel + s->nr_user;
+	struct stack_entry *e;
+
+	if (p->nr_entries == p->cap_entries) {
+		size_t cap = p->cap_entries ? p->cap_entries * 2 : 1024;
+		struct stack_entry **n = realloc(p->entries, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		p->entries = n;
+		p->cap_entries = cap;
+	}
+	e = arena_alloc(p, sizeof(*e) + nips * sizeof(uint64_t));
+	if (!e)
+		return NULL;
+	e->hash = hash;
+	e->count = 0;
+	e->weight = 0;
+	e->tgid = s->tgid;
+	e->tid = s->tid;
+	e->nr_kernel = s->nr_kernel;
+	e->nr_user = s->nr_user;
+	memcpy(e->comm, s->comm, sizeof(e->comm));
+	e->comm[sizeof(e->comm) - 1] = '\0';
+	if (s->nr_kernel)
+		memcpy(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t));
+	if (s->nr_user)
+		memcpy(e->ips + s->nr_kernel, s->user_ips,
+		       s->nr_user * sizeof(uint64_t));
+	p->slots[slot].hash = hash;
+	p->slots[slot].e = e;
+	p->entries[p->nr_entries++] = e;
+	return e;
+}
+
+int profile_add(struct profile *p, const struct sp_sample *s)
+{
+	uint64_t hash;
+	size_t h;
+	struct stack_entry *e;
+
+	if (p->view_only)
+		return -EINVAL;
+	if ((s->nr_kernel && !s->kernel_ips) || (s->nr_user && !s->user_ips))
+		return -EINVAL;
+	hash = hash_sample(s);
+	h = hash & (p->nr_slots - 1);
+	for (;;) {
+		e = p->slots[h].e;
+		if (!e)
+			break;
+		if (p->slots[h].hash == hash && same_stack(e, s))
+			goto found;
+		h = (h + 1) & (p->nr_slots - 1);
+	}
+	if (note_pid(p, s->tgid))
+		return -ENOMEM;
+	e = insert(p, s, hash, h);
+	if (!e)
+		return -ENOMEM;
+	/* Grow at 3/4 load; the new entry is already in the old table. */
+	if (p->nr_entries * 4 > p->nr_slots * 3 && grow_table(p))
+		return -ENOMEM;
+found:
+	e->count++;
+	e->weight += s->weight;
+	p->total_count++;
+	return 0;
+}
+
+uint64_t profile_total_samples(const struct profile *p)
+{
+	return p->total_count;
+}
+
+void profile_set_duration(struct profile *p, uint64_t duration_ns)
+{
+	p->meta.duration_ns = duration_ns;
+	if (p->view)
+		p->view->meta.duration_ns = duration_ns;
+}
+
+const struct profile_meta *profile_get_meta(const struct profile *p)
+{
+	return &p->meta;
+}
+
+size_t profile_nr_stacks(const struct profile *p)
+{
+	return p->nr_entries;
+}
+
+void profile_get_stack(const struct profile *p, size_t i, struct profile_stack *out)
+{
+	const struct stack_entry *e = p->entries[i];
+
+	out->tgid = e->tgid;
+	out->tid = e->tid;
+	out->nr_kernel = e->nr_kernel;
+	out->nr_user = e->nr_user;
+	out->count = e->count;
+	out->weight = e->weight;
+	out->comm = e->comm;
+	out->kernel_ips = e->ips;
+	out->user_ips = e->ips + e->nr_kernel;
+}
+
+struct view *profile_view(struct profile *p)
+{
+	if (!p->view) {
+		p->view = calloc(1, sizeof(*p->view));
+		if (!p->view)
+			return NULL;
+		if (view_init(p->view, &p->meta)) {
+			free(p->view);
+			p->view = NULL;
+			return NULL;
+		}
+	}
+	if (!p->view_only) {
+		p->view->meta = p->meta;
+		if (view_sync(p->view, p, p->sym))
+			return NULL;
+	}
+	return p->view;
+}
+
+uint64_t profile_total_value(struct profile *p)
+{
+	struct view *v = profile_view(p);
+	uint64_t t = 0;
+
+	if (!v)
+		return 0;
+	for (uint32_t i = 0; i < v->nr_samples; i++)
+		t += view_sample_value(v, &v->samples[i]);
+	return t;
+}
+
+static int cmp_share(const void *a, const void *b)
+{
+	const struct func_share *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+size_t profile_top_functions(struct profile *p, struct func_share *out, size_t n)
+{
+	struct view *v = profile_view(p);
+	uint32_t nstr;
+	struct {
+		uint64_t self, total;
+		uint32_t stamp;
+		bool kernel, used;
+	} *acc;
+	struct func_share *all;
+	size_t nr = 0;
+
+	if (!v || !n)
+		return 0;
+	/* Accumulate per function name (a string index), so a function
+	 * reached through different locations adds up. */
+	nstr = v->strs.nr;
+	acc = calloc(nstr, sizeof(*acc));
+	if (!acc)
+		return 0;
+	for (uint32_t i = 0; i < v->nr_samples; i++) {
+		const struct view_sample *s = &v->samples[i];
+		uint64_t val = view_sample_value(v, s);
+		bool leaf = true;
+
+		for (uint32_t j = 0; j < s->nr_locs; j++) {
+			const struct view_location *l =
+				&v->locations[v->sample_locs[s->first_loc + j]];
+
+			for (uint32_t k = 0; k < l->nr_lines; k++) {
+				uint32_t name = v->functions[
+					v->lines[l->first_line + k].function].name;
+
+				if (leaf) {
+					acc[name].self += val;
+					leaf = false;
+				}
+				/* stamp = sample + 1: counts a function
+				 * once per stack even when it recurses. */
+				if (acc[name].stamp != i + 1) {
+					acc[name].stamp = i + 1;
+					acc[name].total += val;
+				}
+				acc[name].kernel = l->kernel;
+				acc[name].used = true;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < nstr; i++)
+		nr += acc[i].used;
+	all = calloc(nr ? nr : 1, sizeof(*all));
+	if (!all) {
+		free(acc);
+		return 0;
+	}
+	nr = 0;
+	for (uint32_t i = 0; i < nstr; i++) {
+		if (!acc[i].used)
+			continue;
+		snprintf(all[nr].name, sizeof(all[nr].name), "%s", view_str(v, i));
+		all[nr].self = acc[i].self;
+		all[nr].total = acc[i].total;
+		all[nr].kernel = acc[i].kernel;
+		nr++;
+	}
+	qsort(all, nr, sizeof(*all), cmp_share);
+	if (nr > n)
+		nr = n;
+	memcpy(out, all, nr * sizeof(*out));
+	free(all);
+	free(acc);
+	return nr;
+}

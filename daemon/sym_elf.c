@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ELF/DWARF symbolization (see sym_elf.h).
+ *
+ * Each file gets its own offline Dwfl session, created on the first lookup:
+ * noting a pid only opens its files (cheap, and keeps them readable after the
+ * process exits), while DWARF is parsed only for files that samples hit.
+ * Addresses are handled as file offsets, which are the same in every process
+ * whatever the load base, and turned into link-time addresses through the
+ * PT_LOAD headers.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "demangle.h"
+#include "sym_elf.h"
+
+struct seg {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct sym_elf {
+	struct sym_elf *next;
+	char *key;		/* build id hex, or dev:ino:size:mtime */
+	char *build_id;
+	int fd;
+	char *path, *fallback_path;
+	struct seg *segs;
+	size_t nr_segs;
+	bool dwfl_tried;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;	/* module address - link-time address */
+	struct sym_elf_cache *cache;
+};
+
+struct sym_elf_cache {
+	struct sym_elf *files;	/* a list: a process maps tens of files */
+	size_t nr;
+	char *debug_path;
+	struct strtab *names;
+	Dwfl_Callbacks cb;
+};
+
+struct sym_elf_cache *sym_elf_cache_new(const char *debug_path, struct strtab *names)
+{
+	struct sym_elf_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	elf_version(EV_CURRENT);
+	c->debug_path = strdup(debug_path ? debug_path : ":.debug:/usr/lib/debug");
+	if (!c->debug_path) {
+		free(c);
+		return NULL;
+	}
+	c->names = names;
+	c->cb.find_elf = dwfl_build_id_find_elf;
+	c->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	c->cb.section_address = dwfl_offline_section_address;
+	c->cb.debuginfo_path = &c->debug_path;
+	return c;
+}
+
+static void elf_free(struct sym_elf *e)
+{
+	if (e->dwfl)
+		dwfl_end(e->dwfl);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->key);
+	free(e->build_id);
+	free(e->path);
+	free(e->fallback_path);
+	free(e->segs);
+	free(e);
+}
+
+void sym_elf_cache_free(struct sym_elf_cache *c)
+{
+	if (!c)
+		return;
+	while (c->files) {
+		struct sym_elf *n = c->files->next;
+
+		elf_free(c->files);
+		c->files = n;
+	}
+	free(c->debug_path);
+	free(c);
+}
+
+size_t sym_elf_cache_files(const struct sym_elf_cache *c)
+{
+	return c->nr;
+}
+
+const char *sym_elf_build_id(const struct sym_elf *e)
+{
+	return e->build_id ? e->build_id : "";
+}
+
+static char *hex(const unsigned char *p, size_t n)
+{
+	char *s = malloc(n * 2 + 1);
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		snprintf(s + i * 2, 3, "%02x", p[i]);
+	s[n * 2] = '\0';
+	return s;
+}
+
+static int read_segments(struct sym_elf *e, Elf *elf)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	e->segs = calloc(n ? n : 1, sizeof(*e->segs));
+	if (!e->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		e->segs[e->nr_segs].offset = ph.p_offset;
+		e->segs[e->nr_segs].filesz = ph.p_filesz;
+		e->segs[e->nr_segs].vaddr = ph.p_vaddr;
+		e->nr_segs++;
+	}
+	return 0;
+}
+
+struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
+			    const char *fallback_path)
+{
+	const void *bid = NULL;
+	struct sym_elf *e;
+	char *key = NULL, *bidhex = NULL;
+	ssize_t bidlen;
+	struct stat st;
+	Elf *elf;
+
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || fstat(fd, &st)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	bidlen = dwelf_elf_gnu_build_id(elf, &bid);
+	if (bidlen > 0) {
+		bidhex = hex(bid, (size_t)bidlen);
+		key = bidhex ? strdup(bidhex) : NULL;
+	} else if (asprintf(&key, "%llx:%llx:%llx:%llx",
+			    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			    (unsigned long long)st.st_size,
+			    (unsigned long long)st.st_mtime) < 0) {
+		key = NULL;
+	}
+	if (!key)
+		goto fail;
+	for (e = c->files; e; e = e->next) {
+		if (!strcmp(e->key, key)) {
+			free(key);
+			free(bidhex);
+			elf_end(elf);
+			close(fd);
+			return e;
+		}
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		goto fail;
+	e->fd = fd;
+	e->key = key;
+	e->build_id = bidhex;
+	e->cache = c;
+	e->path = strdup(path);
+	e->fallback_path = fallback_path ? strdup(fallback_path) : NULL;
+	if (!e->path || read_segments(e, elf)) {
+		elf_end(elf);
+		e->fd = -1;
+		close(fd);
+		elf_free(e);
+		return NULL;
+	}
+	elf_end(elf);
+	e->next = c->files;
+	c->files = e;
+	c->nr++;
+	return e;
+fail:
+	free(key);
+	free(bidhex);
+	elf_end(elf);
+	close(fd);
+	return NULL;
+}
+
+static void open_dwfl(struct sym_elf *e)
+{
+	const char *path = e->path;
+	int fd;
+
+	e->dwfl_tried = true;
+	/* The debuglink is looked up beside the file: use a path that still
+	 * exists, since /proc/PID/root vanishes with the process. */
+	if (access(path, F_OK) && e->fallback_path)
+		path = e->fallback_path;
+	fd = dup(e->fd);
+	if (fd < 0)
+		return;
+	e->dwfl = dwfl_begin(&e->cache->cb);
+	if (!e->dwfl) {
+		close(fd);
+		return;
+	}
+	/* libdwfl owns fd from here on, whatever the outcome. */
+	e->mod = dwfl_report_offline(e->dwfl, path, path, fd);
+	dwfl_report_end(e->dwfl, NULL, NULL);
+	if (!e->mod || !dwfl_module_getelf(e->mod, &e->bias)) {
+		dwfl_end(e->dwfl);
+		e->dwfl = NULL;
+		e->mod = NULL;
+	}
+}
+
+static uint64_t offset_to_vaddr(const struct sym_elf *e, uint64_t off)
+{
+	const struct seg *best = NULL;
+
+	for (size_t i = 0; i < e->nr_segs; i++) {
+		const struct seg *s = &e->segs[i];
+
+		if (off >= s->offset && off < s->offset + s->filesz)
+			return off - s->offset + s->vaddr;
+		if (off >= s->offset && (!best || s->offset > best->offset))
+			best = s;
+	}
+	return best ? off - best->offset + best->vaddr : off;
+}
+
+/* Interns a symbol name; the frame shows it demangled. */
+static void set_name(struct sym_elf *e, struct sym_frame *f, const char *sys)
+{
+	struct strtab *t = e->cache->names;
+	char *dem = sym_demangle(sys);
+	int64_t n = strtab_intern(t, dem ? dem : sys);
+	int64_t s = dem ? strtab_intern(t, sys) : n;
+
+	free(dem);
+	f->name = n > 0 ? strtab_get(t, (uint32_t)n) : "[unknown]";
+	f->system_name = s >= 0 ? strtab_get(t, (uint32_t)s) : "";
+}
+
+static const char *intern(struct sym_elf *e, const char *s)
+{
+	int64_t i = s ? strtab_intern(e->cache->names, s) : 0;
+
+	return strtab_get(e->cache->names, i > 0 ? (uint32_t)i : 0);
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *s = NULL;
+
+	/* The linkage name demangles to the qualified name with template
+	 * arguments; DW_AT_name is the bare identifier. */
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		s = dwarf_formstring(&a);
+	if (!s && dwarf_attr_integrate(die, DW_AT_name, &a))
+		s = dwarf_formstring(&a);
+	return s;
+}
+
+/*
+ * Inline expansion: dwarf_getscopes lists the scopes at pc innermost
+ * first. The innermost function's position is the line-table row for pc;
+ * each inlined_subroutine's DW_AT_call_file/line is where its caller stood.
+ */
+static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a,
+				  const char *symname, struct sym_frame *frames,
+				  unsigned int max, bool *has_lines, bool *has_inline)
+{
+	Dwarf_Addr cubias;
+	Dwarf_Die *cu = dwfl_module_addrdie(e->mod, a, &cubias);
+	Dwfl_Line *line = dwfl_module_getsrc(e->mod, a);
+	const char *file = NULL;
+	int lineno = 0;
+	Dwarf_Die *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	unsigned int n = 0;
+	int ns;
+
+	if (line)
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!cu)
+		return 0;
+	ns = dwarf_getscopes(cu, a - cubias, &scopes);
+	if (ns <= 0)
+		return 0;
+	dwarf_getsrcfiles(cu, &files, &nfiles);
+	for (int i = 0; i < ns && n < max; i++) {
+		Dwarf_Die *d = &scopes[i];
+		int tag = dwarf_tag(d);
+		Dwarf_Attribute at;
+		Dwarf_Word w;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		/* The outermost function: the ELF symbol is authoritative
+		 * (and present even for functions without DW_AT_name). */
+		if (tag == DW_TAG_subprogram && symname)
+			set_name(e, &frames[n], symname);
+		else if (die_name(d))
+			set_name(e, &frames[n], die_name(d));
+		else
+			set_name(e, &frames[n], "[unknown]");
+		frames[n].file = intern(e, file);
+		frames[n].line = lineno > 0 ? (uint32_t)lineno : 0;
+		if (file)
+			*has_lines = true;
+		n++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		*has_inline = true;
+		file = NULL;
+		lineno = 0;
+		if (dwarf_attr(d, DW_AT_call_file, &at) && !dwarf_formudata(&at, &w) &&
+		    files && w < nfiles)
+			file = dwarf_filesrc(files, w, NULL, NULL);
+		if (dwarf_attr(d, DW_AT_call_line, &at) && !dwarf_formudata(&at, &w))
+			lineno = (int)w;
+	}
+	free(scopes);
+	return n;
+}
+
+unsigned int sym_elf_resolve(struct sym_elf *e, uint64_t off,
+			     struct sym_frame *frames, unsigned int max,
+			     bool *has_lines, bool *has_inline)
+{
+	GElf_Off symoff;
+	GElf_Sym sym;
+	const char *symname;
+	Dwarf_Addr a;
+	unsigned int n;
+
+	if (!max)
+		return 0;
+	if (!e->dwfl_tried)
+		open_dwfl(e);
+	if (!e->mod)
+		return 0;
+	a = offset_to_vaddr(e, off) + e->bias;
+	symname = dwfl_module_addrinfo(e->mod, a, &symoff, &sym, NULL, NULL, NULL);
+	if (symname && !*symname)
+		symname = NULL;
+	n = inline_frames(e, a, symname, frames, max, has_lines, has_inline);
+	if (n)
+		return n;
+	if (!symname)
+		return 0;
+	set_name(e, &frames[0], symname);
+	frames[0].file = "";
+	frames[0].line = 0;
+	return 1;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel symbolization from /proc/kallsyms.
+ *
+ * kallsyms has no sizes, so a symbol is taken to extend to the next one; the
+ * table is sorted once and searched by bisection. Only text symbols (t, T, w,
+ * W) are kept: data symbols interleaved with text would otherwise steal
+ * addresses from the functions around them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym_kernel.h"
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+struct sym_kernel {
+	struct ksym *syms;
+	size_t nr, cap;
+	bool restricted;
+};
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static bool is_text(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* "ffffffff81000000 T _stext" or "ffffffffc0a01000 t foo\t[ext4]" */
+static int parse_line(struct sym_kernel *k, char *line, bool *nonzero)
+{
+	char *end, *name, *mod;
+	uint64_t addr = strtoull(line, &end, 16);
+	char type;
+	size_t len;
+
+	if (end == line || *end != ' ')
+		return 0;
+	type = end[1];
+	if (!type || end[2] != ' ')
+		return 0;
+	if (addr)
+		*nonzero = true;
+	if (!is_text(type))
+		return 0;
+	name = end + 3;
+	name[strcspn(name, "\n")] = '\0';
+	mod = strchr(name, '\t');
+	if (mod) {
+		*mod++ = '\0';
+		mod += strspn(mod, " \t");
+	}
+	if (!*name)
+		return 0;
+	if (k->nr == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 65536;
+		struct ksym *s = realloc(k->syms, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		k->syms = s;
+		k->cap = cap;
+	}
+	len = strlen(name) + (mod && *mod ? strlen(mod) + 1 : 0) + 1;
+	k->syms[k->nr].addr = addr;
+	k->syms[k->nr].name = malloc(len);
+	if (!k->syms[k->nr].name)
+		return -ENOMEM;
+	/* mod already carries its brackets: "[ext4]". */
+	if (mod && *mod)
+		snprintf(k->syms[k->nr].name, len, "%s %s", name, mod);
+	else
+		memcpy(k->syms[k->nr].name, name, len);
+	k->nr++;
+	return 0;
+}
+
+struct sym_kernel *sym_kernel_load(const char *path, bool quiet)
+{
+	struct sym_kernel *k = calloc(1, sizeof(*k));
+	bool nonzero = false;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!k)
+		return NULL;
+	f = fopen(path, "re");
+	if (!f) {
+		if (!quiet)
+			fprintf(stderr, "skyprof: cannot read %s: %s; kernel frames print as [unknown] [k]\n",
+				path, strerror(errno));
+		k->restricted = true;
+		return k;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		if (parse_line(k, line, &nonzero)) {
+			free(line);
+			fclose(f);
+			sym_kernel_free(k);
+			return NULL;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!nonzero && k->nr) {
+		if (!quiet)
+			fprintf(stderr, "skyprof: %s shows only zero addresses (kernel.kptr_restrict?); "
+				"kernel frames print as [unknown] [k]. Run as root or set "
+				"kernel.kptr_restrict=0.\n", path);
+		k->restricted = true;
+	}
+	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ksym);
+	return k;
+}
+
+void sym_kernel_free(struct sym_kernel *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->nr; i++)
+		free(k->syms[i].name);
+	free(k->syms);
+	free(k);
+}
+
+size_t sym_kernel_count(const struct sym_kernel *k)
+{
+	return k ? k->nr : 0;
+}
+
+const char *sym_kernel_lookup(const struct sym_kernel *k, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!k || k->restricted || !k->nr)
+		return NULL;
+	hi = k->nr;
+	/* Find the last symbol at or below addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? k->syms[lo - 1].name : NULL;
+}

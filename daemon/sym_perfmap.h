@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* JIT symbols from /tmp/perf-PID.map (formats.md 4.3). */
+#ifndef SKYPROF_SYM_PERFMAP_H
+#define SKYPROF_SYM_PERFMAP_H
+
+#include <stdint.h>
+
+struct sym_perfmap;
+
+/* Takes ownership of fd, an open perf map; NULL on -ENOMEM. */
+struct sym_perfmap *sym_perfmap_open(int fd);
+void sym_perfmap_free(struct sym_perfmap *m);
+/*
+ * The name of the newest entry covering addr, or NULL. Reads what the JIT
+ * appended since the last call first: the file grows while the JIT runs.
+ * The string lives until sym_perfmap_free.
+ */
+const char *sym_perfmap_lookup(struct sym_perfmap *m, uint64_t addr);
+/* Parses a buffer as if it had been read from the file (fuzzing, tests). */
+int sym_perfmap_feed(struct sym_perfmap *m, const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The symbolizer facade: per-process maps captured on first sight, then
+ * dispatch of each address to the kernel table, the process's ELF files or
+ * its JIT perf map.
+ *
+ * Mappings are allocated one by one and never moved or freed before the
+ * symbolizer, because the view keys pprof mappings on their address. A miss
+ * (an address in no captured mapping: a library dlopen'ed after first sight)
+ * re-reads the maps while the process lives.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "demangle.h"
+#include "strtab.h"
+#include "sym_elf.h"
+#include "sym_kernel.h"
+#include "sym_perfmap.h"
+#include "symbolize.h"
+
+struct sym_map {
+	struct sym_mapping pub;
+	struct sym_elf *elf;	/* NULL: anonymous, special or unreadable */
+};
+
+struct sym_proc {
+	struct sym_proc *next;	/* hash chain */
+	uint32_t pid;
+	uint32_t nspid;		/* the pid inside its own namespace */
+	struct sym_map **maps;
+	size_t nr_maps, cap_maps;
+	struct sym_perfmap *perfmap;
+	bool perfmap_tried_late;
+	bool gone;		/* /proc/PID no longer readable */
+	char exe[PATH_MAX];
+};
+
+#define PROC_BUCKETS 1024
+
+struct symbolizer {
+	char proc_root[PATH_MAX];
+	char kallsyms[PATH_MAX];
+	bool quiet;
+	struct strtab names;
+	struct sym_elf_cache *elfs;
+	struct sym_kernel *kernel;
+	bool kernel_loaded;
+	struct sym_proc *procs[PROC_BUCKETS];
+};
+
+/* snprintf that reports truncation: a cut path must not open another file. */
+__attribute__((format(printf, 3, 4)))
+static bool fmt_path(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return r >= 0 && (size_t)r < n;
+}
+
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+	struct symbolizer_opts def = { 0 };
+
+	if (!s)
+		return NULL;
+	if (!opts)
+		opts = &def;
+	if (!fmt_path(s->proc_root, sizeof(s->proc_root), "%s",
+		      opts->proc_root ? opts->proc_root : "/proc") ||
+	    !fmt_path(s->kallsyms, sizeof(s->kallsyms), "%s",
+		      opts->kallsyms ? opts->kallsyms : "/proc/kallsyms")) {
+		free(s);
+		return NULL;
+	}
+	s->quiet = opts->quiet;
+	if (strtab_init(&s->names)) {
+		free(s);
+		return NULL;
+	}
+	s->elfs = sym_elf_cache_new(opts->debug_path, &s->names);
+	if (!s->elfs) {
+		strtab_free(&s->names);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void proc_free(struct sym_proc *p)
+{
+	for (size_t i = 0; i < p->nr_maps; i++)
+		free(p->maps[i]);
+	free(p->maps);
+	sym_perfmap_free(p->perfmap);
+	free(p);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t b = 0; b < PROC_BUCKETS; b++) {
+		while (s->procs[b]) {
+			struct sym_proc *n = s->procs[b]->next;
+
+			proc_free(s->procs[b]);
+			s->procs[b] = n;
+		}
+	}
+	sym_kernel_free(s->kernel);
+	sym_elf_cache_free(s->elfs);
+	strtab_free(&s->names);
+	free(s);
+}
+
+static const char *intern(struct symbolizer *s, const char *str)
+{
+	int64_t i = strtab_intern(&s->names, str);
+
+	return strtab_get(&s->names, i > 0 ? (uint32_t)i : 0);
+}
+
+static struct sym_proc *find_proc(struct symbolizer *s, uint32_t pid)
+{
+	for (struct sym_proc *p = s->procs[pid % PROC_BUCKETS]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+/* The innermost NSpid of /proc/PID/status: the pid the JIT names its map by. */
+static uint32_t read_nspid(struct symbolizer *s, uint32_t pid)
+{
+	char path[PATH_MAX], line[256];
+	uint32_t ns = pid;
+	FILE *f;
+
+	if (!fmt_path(path, sizeof(path), "%s/%u/status", s->proc_root, pid))
+		return pid;
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "NSpid:", 6)) {
+			char *tok, *save = NULL;
+
+			for (tok = strtok_r(line + 6, " \t\n", &save); tok;
+			     tok = strtok_r(NULL, " \t\n", &save))
+				ns = (uint32_t)strtoul(tok, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return ns;
+}
+
+static void open_perfmap(struct symbolizer *s, struct sym_proc *p)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!fmt_path(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map",
+		      s->proc_root, p->pid, p->nspid))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		p->perfmap = sym_perfmap_open(fd);
+}
+
+/* Opens a mapped file in the process's own mount namespace. */
+static struct sym_elf *open_elf(struct symbolizer *s, struct sym_proc *p,
+				const struct sym_mapping *m)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (m->path[0] != '/')
+		return NULL;
+	fd = -1;
+	if (fmt_path(path, sizeof(path), "%s/%u/root%s", s->proc_root, p->pid, m->path))
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		/* Deleted or replaced on disk: map_files still reaches the
+		 * mapped inode (needs CAP_SYS_ADMIN, as profiling does). */
+		char mf[PATH_MAX];
+
+		if (fmt_path(mf, sizeof(mf), "%s/%u/map_files/%" PRIx64 "-%" PRIx64,
+			     s->proc_root, p->pid, m->start, m->limit))
+			fd = open(mf, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return NULL;
+	return sym_elf_get(s->elfs, fd, path, m->path);
+}
+
+static bool have_map(const struct sym_proc *p, uint64_t start, uint64_t limit,
+		     uint64_t off, const char *path)
+{
+	for (size_t i = 0; i < p->nr_maps; i++) {
+		const struct sym_mapping *m = &p->maps[i]->pub;
+
+		if (m->start == start && m->limit == limit && m->offset == off &&
+		    !strcmp(m->path, path))
+			return true;
+	}
+	return false;
+}
+
+static int add_map(struct symbolizer *s, struct sym_proc *p, uint64_t start,
+		   uint64_t limit, uint64_t off, const char *path)
+{
+	struct sym_map *m;
+
+	if (p->nr_maps == p->cap_maps) {
+		size_t cap = p->cap_maps ? p->cap_maps * 2 : 32;
+		struct sym_map **n = realloc(p->maps, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->maps = n;
+		p->cap_maps = cap;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->pub.start = start;
+	m->pub.limit = limit;
+	m->pub.offset = off;
+	m->pub.pid = p->pid;
+	m->pub.path = intern(s, path);
+	m->pub.is_main = p->exe[0] && !strcmp(path, p->exe);
+	m->elf = open_elf(s, p, &m->pub);
+	m->pub.build_id = intern(s, m->elf ? sym_elf_build_id(m->elf) : "");
+	p->maps[p->nr_maps++] = m;
+	return 0;
+}
+
+/* Reads /proc/PID/maps; keeps executable mappings only, as only they hold
+ * code. */
+static int read_maps(struct symbolizer *s, struct sym_proc *p)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int r = 0;
+
+	f = NULL;
+	if (fmt_path(path, sizeof(path), "%s/%u/maps", s->proc_root, p->pid))
+		f = fopen(path, "re");
+	if (!f) {
+		p->gone = true;
+		return -errno;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int pathpos = 0;
+		char *name;
+		size_t len;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %*u %n", &start, &end,
+			   perms, &off, &pathpos) < 4 || !pathpos)
+			continue;
+		if (!strchr(perms, 'x'))
+			continue;
+		name = line + pathpos;
+		len = strcspn(name, "\n");
+		name[len] = '\0';
+		/* A replaced file: the mapping is still the old inode. */
+		if (len > 10 && !strcmp(name + len - 10, " (deleted)"))
+			name[len - 10] = '\0';
+		if (have_map(p, start, end, off, name))
+			continue;
+		r = add_map(s, p, start, end, off, name);
+		if (r)
+			break;
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+int symbolizer_note_pid(struct symbolizer *s, uint32_t pid)
+{
+	struct sym_proc *p = find_proc(s, pid);
+	char path[PATH_MAX];
+	ssize_t n;
+
+	if (p)
+		return p->gone ? -ESRCH : 0;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->pid = pid;
+	p->next = s->procs[pid % PROC_BUCKETS];
+	s->procs[pid % PROC_BUCKETS] = p;
+	n = -1;
+	if (fmt_path(path, sizeof(path), "%s/%u/exe", s->proc_root, pid))
+		n = readlink(path, p->exe, sizeof(p->exe) - 1);
+	if (n > 0) {
+		p->exe[n] = '\0';
+		if (n > 10 && !strcmp(p->exe + n - 10, " (deleted)"))
+			p->exe[n - 10] = '\0';
+	} else {
+		p->exe[0] = '\0';
+	}
+	p->nspid = read_nspid(s, pid);
+	open_perfmap(s, p);
+	return read_maps(s, p);
+}
+
+const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s, uint32_t pid)
+{
+	struct sym_proc *p = find_proc(s, pid);
+
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < p->nr_maps; i++)
+		if (p->maps[i]->pub.is_main)
+			return &p->maps[i]->pub;
+	return NULL;
+}
+
+static struct sym_map *find_map(struct sym_proc *p, uint64_t addr)
+{
+	/* Newest first: a region re-mapped after a refresh wins. */
+	for (size_t i = p->nr_maps; i-- > 0;) {
+		struct sym_map *m = p->maps[i];
+
+		if (addr >= m->pub.start && addr < m->pub.limit)
+			return m;
+	}
+	return NULL;
+}
+
+static void one_frame(struct sym_result *out, const char *name)
+{
+	out->nr_frames = 1;
+	out->frames[0].name = name;
+	out->frames[0].system_name = "";
+	out->frames[0].file = "";
+	out->frames[0].line = 0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+static void resolve_kernel(struct symbolizer *s, uint64_t addr,
+			   struct sym_result *out)
+{
+	const char *name;
+
+	if (!s->kernel_loaded) {
+		s->kernel_loaded = true;
+		s->kernel = sym_kernel_load(s->kallsyms, s->quiet);
+	}
+	name = sym_kernel_lookup(s->kernel, addr);
+	one_frame(out, name ? intern(s, name) : "[unknown]");
+	out->has_functions = name != NULL;
+}
+
+static void resolve_user(struct symbolizer *s, uint32_t pid, uint64_t addr,
+			 struct sym_result *out)
+{
+	struct sym_proc *p = find_proc(s, pid);
+	struct sym_map *m;
+	const char *jit;
+	char buf[PATH_MAX + 64];
+
+	if (!p) {
+		/* Never noted: note now, late but better than never. */
+		symbolizer_note_pid(s, pid);
+		p = find_proc(s, pid);
+		if (!p) {
+			one_frame(out, "[unknown]");
+			return;
+		}
+	}
+	m = find_map(p, addr);
+	if (!m && !p->gone) {
+		read_maps(s, p);
+		m = find_map(p, addr);
+	}
+	if (m && m->elf) {
+		uint64_t off = addr - m->pub.start + m->pub.offset;
+		unsigned int n = sym_elf_resolve(m->elf, off, out->frames,
+						 SYM_MAX_FRAMES, &out->has_lines,
+						 &out->has_inline);
+
+		out->map = &m->pub;
+		if (n) {
+			out->nr_frames = n;
+			out->has_functions = true;
+			return;
+		}
+	}
+	/* JIT code lives in anonymous memory; only there is the perf map
+	 * consulted, so it can never shadow a real binary. */
+	if (!m || !m->pub.path[0] || !strncmp(m->pub.path, "[anon", 5)) {
+		if (!p->perfmap && !p->perfmap_tried_late && !p->gone) {
+			p->perfmap_tried_late = true;
+			open_perfmap(s, p);
+		}
+		jit = sym_perfmap_lookup(p->perfmap, addr);
+		if (jit) {
+			char *dem = sym_demangle(jit);
+
+			one_frame(out, intern(s, dem ? dem : jit));
+			if (dem)
+				out->frames[0].system_name = intern(s, jit);
+			free(dem);
+			out->has_functions = true;
+			return;
+		}
+	}
+	if (m && m->pub.path[0]) {
+		snprintf(buf, sizeof(buf), "[unknown] %s+0x%" PRIx64,
+			 basename_of(m->pub.path), addr - m->pub.start + m->pub.offset);
+		out->map = &m->pub;
+		one_frame(out, intern(s, buf));
+		return;
+	}
+	one_frame(out, "[unknown]");
+}
+
+void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr,
+			bool kernel, struct sym_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (kernel)
+		resolve_kernel(s, addr, out);
+	else
+		resolve_user(s, pid, addr, out);
+}

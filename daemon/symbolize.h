@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The symbolizer: (pid, address, kernel?) -> frames.
+ *
+ * A pid is noted on first sight (symbolizer_note_pid): its /proc/PID/maps is
+ * captured then and the executable files it maps are opened through
+ * /proc/PID/root, so a process that exits before the profile is written still
+ * symbolizes, and a container's binaries are found in its own mount
+ * namespace. ELF/DWARF data is cached by build-id: a library mapped by many
+ * processes is read once.
+ *
+ * Every string handed out is owned by the symbolizer and lives until
+ * symbolizer_free. A lookup never fails: what cannot be resolved comes back
+ * as one frame named "[unknown]" or "[unknown] libfoo.so+0x1234".
+ */
+#ifndef SKYPROF_SYMBOLIZE_H
+#define SKYPROF_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct symbolizer_opts {
+	const char *proc_root;	/* "/proc" unless testing */
+	const char *kallsyms;	/* "/proc/kallsyms" unless testing */
+	const char *debug_path;	/* libdwfl debuginfo path; NULL: default */
+	bool quiet;		/* no warnings on stderr */
+};
+
+/* A file mapping of one process, as captured from /proc/PID/maps. */
+struct sym_mapping {
+	uint64_t start, limit;	/* [start, limit) in the process */
+	uint64_t offset;	/* file offset of start */
+	const char *path;	/* as the process sees it; "" for anonymous */
+	const char *build_id;	/* lowercase hex, "" when unknown */
+	uint32_t pid;
+	bool is_main;		/* the process's executable */
+};
+
+struct sym_frame {
+	const char *name;	 /* demangled; never NULL or empty */
+	const char *system_name; /* the symbol as in the binary, or "" */
+	const char *file;	 /* source file, or "" */
+	uint32_t line;		 /* 0 when unknown */
+};
+
+#define SYM_MAX_FRAMES 16	/* inline depth kept per address */
+
+struct sym_result {
+	unsigned int nr_frames;	/* >= 1 */
+	struct sym_frame frames[SYM_MAX_FRAMES]; /* innermost first */
+	const struct sym_mapping *map; /* NULL for kernel/JIT/unmapped */
+	bool has_functions, has_lines, has_inline;
+};
+
+struct symbolizer;
+
+/* opts may be NULL for the defaults. */
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts);
+void symbolizer_free(struct symbolizer *s);
+
+/*
+ * Capture the maps of pid now (first sight only; later calls are cheap
+ * no-ops). Returns 0, or -errno when the process is already gone: its
+ * addresses then resolve as [unknown].
+ */
+int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
+
+/*
+ * Resolve addr in pid (user) or in the kernel. addr is the address to look up:
+ * the caller has already adjusted return addresses of non-leaf frames.
+ */
+void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr,
+			bool kernel, struct sym_result *out);
+
+/* The executable's mapping of pid, or NULL. */
+const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s,
+						  uint32_t pid);
+
+#endif
