@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Option parsing for record and top. Only syntax and the rules between
+ * options live here; what the module can do (frequency limit, capabilities)
+ * is checked against GET_INFO when the session starts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+__attribute__((format(printf, 3, 4))) static enum opts_result fail(char *err, size_t len,
+								   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return OPTS_ERROR;
+}
+
+int opts_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
+{
+	const char *p = s;
+
+	if (!*p)
+		return -EINVAL;
+	while (*p) {
+		char buf[16];
+		size_t n = strcspn(p, ",");
+		uint32_t pid;
+		bool dup = false;
+
+		if (!n || n >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		if (opts_parse_u32(buf, 1, INT_MAX, &pid))
+			return -EINVAL;
+		for (uint32_t i = 0; i < *nr; i++)
+			dup |= pids[i] == pid;
+		if (!dup) {
+			if (*nr >= max)
+				return -E2BIG;
+			pids[(*nr)++] = pid;
+		}
+		p += n;
+		if (*p == ',') {
+			p++;
+			if (!*p)
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int opts_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = {
+		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "m", 60e9 }, { "h", 3600e9 },
+	};
+	double v;
+	char *end;
+
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double t;
+
+		if (strcmp(end, units[i].suffix))
+			continue;
+		t = v * units[i].scale;
+		/* Below 1 ms is a typo, above a year is one too. */
+		if (t < 1e6 || t > 365.0 * 86400e9)
+			return -EINVAL;
+		*ns = (uint64_t)t;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int opts_parse_clock(const char *s, enum opts_clock *out)
+{
+	static const struct {
+		const char *name;
+		enum opts_clock clock;
+	} names[] = {
+		{ "auto", CLOCK_OPT_AUTO },	  { "perf", CLOCK_OPT_PERF },
+		{ "perf-hw", CLOCK_OPT_PERF_HW }, { "perf-sw", CLOCK_OPT_PERF_SW },
+		{ "hrtimer", CLOCK_OPT_HRTIMER },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name)) {
+			*out = names[i].clock;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+enum {
+	OPT_CGROUP = 256,
+	OPT_CLOCK,
+	OPT_OFFCPU,
+	OPT_DWARF,
+	OPT_NO_KERNEL,
+	OPT_NO_USER,
+	OPT_RING_PAGES,
+	OPT_MAX_DEPTH,
+};
+
+static const struct option record_long[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
+	{ "dwarf", optional_argument, NULL, OPT_DWARF },
+	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ "no-user", no_argument, NULL, OPT_NO_USER },
+	{ "output", required_argument, NULL, 'o' },
+	{ "ring-pages", required_argument, NULL, OPT_RING_PAGES },
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* top: -d is the refresh delay, as in perf top; no outputs, no command. */
+static const struct option top_long[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "lines", required_argument, NULL, 'n' },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ "no-user", no_argument, NULL, OPT_NO_USER },
+	{ "ring-pages", required_argument, NULL, OPT_RING_PAGES },
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static enum opts_result set_target(struct record_opts *o, enum opts_target t, char *err,
+				   size_t len)
+{
+	if (o->target != TARGET_NONE && o->target != t)
+		return fail(err, len, "-p, -a and --cgroup exclude each other: give one target");
+	o->target = t;
+	return OPTS_OK;
+}
+
+/* One option; the rules between options are checked after the loop. */
+static enum opts_result one_option(enum opts_cmd which, int c, struct record_opts *o,
+				   char *err, size_t len)
+{
+	int r;
+
+	switch (c) {
+	case 'h':
+		return OPTS_HELP;
+	case 'p':
+		if (set_target(o, TARGET_PIDS, err, len))
+			return OPTS_ERROR;
+		r = opts_parse_pids(optarg, o->pids, &o->nr_pids, SKYPROF_MAX_TGIDS);
+		if (r == -E2BIG)
+			return fail(err, len, "-p: at most %u processes", SKYPROF_MAX_TGIDS);
+		if (r)
+			return fail(err, len, "-p: '%s' is not a list of process ids (PID[,PID...])",
+				    optarg);
+		return OPTS_OK;
+	case 'a':
+		return set_target(o, TARGET_ALL, err, len);
+	case OPT_CGROUP:
+		if (set_target(o, TARGET_CGROUP, err, len))
+			return OPTS_ERROR;
+		if (!*optarg)
+			return fail(err, len, "--cgroup: empty path");
+		o->cgroup = optarg;
+		return OPTS_OK;
+	case 'F':
+		if (opts_parse_u32(optarg, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX, &o->freq))
+			return fail(err, len, "-F: '%s' is not a frequency in %u..%u Hz", optarg,
+				    SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX);
+		o->freq_given = true;
+		return OPTS_OK;
+	case 'd':
+		if (which == OPTS_TOP) {
+			if (opts_parse_duration(optarg, &o->delay_ns))
+				return fail(err, len, "-d: '%s' is not a refresh delay (e.g. 2, 0.5s)",
+					    optarg);
+			return OPTS_OK;
+		}
+		if (opts_parse_duration(optarg, &o->duration_ns))
+			return fail(err, len, "-d: '%s' is not a duration (e.g. 30, 30s, 2m, 500ms)",
+				    optarg);
+		return OPTS_OK;
+	case 'n':
+		if (opts_parse_u32(optarg, 1, 10000, &o->lines))
+			return fail(err, len, "-n: '%s' is not a line count", optarg);
+		return OPTS_OK;
+	case OPT_CLOCK:
+		if (opts_parse_clock(optarg, &o->clock))
+			return fail(err, len,
+				    "--clock: '%s' is not one of auto, perf, perf-hw, perf-sw, "
+				    "hrtimer",
+				    optarg);
+		return OPTS_OK;
+	case OPT_OFFCPU:
+		o->offcpu = true;
+		return OPTS_OK;
+	case OPT_DWARF:
+		o->ustack_bytes = OPTS_DEFAULT_DWARF;
+		if (optarg && (opts_parse_u32(optarg, 8, SKYPROF_USTACK_MAX, &o->ustack_bytes) ||
+			       o->ustack_bytes % 8))
+			return fail(err, len,
+				    "--dwarf: '%s' is not a stack copy size (a multiple of 8 up to "
+				    "%u bytes)",
+				    optarg, SKYPROF_USTACK_MAX);
+		return OPTS_OK;
+	case OPT_NO_KERNEL:
+		o->no_kernel = true;
+		return OPTS_OK;
+	case OPT_NO_USER:
+		o->no_user = true;
+		return OPTS_OK;
+	case 'o':
+		if (o->nr_outputs == OPTS_MAX_OUTPUTS)
+			return fail(err, len, "-o: at most %d outputs", OPTS_MAX_OUTPUTS);
+		if (!*optarg)
+			return fail(err, len, "-o: empty file name");
+		o->outputs[o->nr_outputs++] = optarg;
+		return OPTS_OK;
+	case OPT_RING_PAGES:
+		if (opts_parse_u32(optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
+				   &o->ring_pages) ||
+		    !is_pow2(o->ring_pages))
+			return fail(err, len, "--ring-pages: '%s' is not a power of two in %u..%u",
+				    optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX);
+		return OPTS_OK;
+	case OPT_MAX_DEPTH:
+		if (opts_parse_u32(optarg, 1, SKYPROF_MAX_DEPTH, &o->max_depth))
+			return fail(err, len, "--max-depth: '%s' is not a depth in 1..%u", optarg,
+				    SKYPROF_MAX_DEPTH);
+		return OPTS_OK;
+	default:
+		return fail(err, len, "unknown option");
+	}
+}
+
+static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, char *err,
+				    size_t len)
+{
+	if (o->no_kernel && o->no_user)
+		return fail(err, len, "--no-kernel and --no-user together leave nothing to record");
+	if (o->offcpu && o->freq_given)
+		return fail(err, len, "-F has no meaning with --offcpu (it records every block)");
+	if (which == OPTS_TOP) {
+		if (o->cmd)
+			return fail(err, len, "top takes no command; use `skyprof record -- CMD`");
+		if (o->target == TARGET_NONE)
+			return fail(err, len, "no target: give -p PID, -a or --cgroup PATH");
+		return OPTS_OK;
+	}
+	if (o->target == TARGET_NONE && !o->cmd)
+		return fail(err, len, "no target: give -p PID, -a, --cgroup PATH or -- CMD");
+	if (!o->nr_outputs)
+		o->outputs[o->nr_outputs++] = OPTS_DEFAULT_OUTPUT;
+	return OPTS_OK;
+}
+
+enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct record_opts *o,
+			    char *err, size_t errlen)
+{
+	const struct option *longopts = which == OPTS_TOP ? top_long : record_long;
+	const char *shortopts = which == OPTS_TOP ? "+:p:aF:d:n:h" : "+:p:aF:d:o:h";
+	enum opts_result r;
+	int c, idx;
+
+	memset(o, 0, sizeof(*o));
+	o->freq = OPTS_DEFAULT_FREQ;
+	o->delay_ns = OPTS_DEFAULT_TOP_DELAY_NS;
+	err[0] = '\0';
+
+	optind = 0;	/* glibc: full reinitialisation, so tests can parse repeatedly */
+	opterr = 0;	/* our messages, one line each */
+	while ((idx = -1, c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
+		if (c == ':' || c == '?') {
+			const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+
+			if (c == ':')
+				return fail(err, errlen, "option '%s' needs a value", name);
+			if (optopt && optopt < 256)
+				return fail(err, errlen, "unknown option '-%c'", optopt);
+			return fail(err, errlen, "unknown option '%s'", name);
+		}
+		r = one_option(which, c, o, err, errlen);
+		if (r != OPTS_OK)
+			return r;
+	}
+	/* Whatever follows the options (after "--" or not) is the command. */
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	return check_rules(which, o, err, errlen);
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Option parsing of `skyprof record` and `skyprof top`. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+
+static struct record_opts o;
+static char err[256];
+
+/* Parse a NULL-terminated list; argv must outlive o, hence static storage. */
+#define PARSE(which, ...)                                                              \
+	({                                                                             \
+		static char *argv[] = { "cmd", __VA_ARGS__, NULL };                    \
+		opts_parse(which, (int)(sizeof(argv) / sizeof(argv[0])) - 1, argv, &o, \
+			   err, sizeof(err));                                          \
+	})
+
+static void record_defaults(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-a"), OPTS_OK);
+	assert_int_equal(o.target, TARGET_ALL);
+	assert_int_equal(o.freq, OPTS_DEFAULT_FREQ);
+	assert_false(o.freq_given);
+	assert_int_equal(o.duration_ns, 0);
+	assert_int_equal(o.clock, CLOCK_OPT_AUTO);
+	assert_int_equal(o.nr_outputs, 1);
+	assert_string_equal(o.outputs[0], OPTS_DEFAULT_OUTPUT);
+	assert_null(o.cmd);
+}
+
+static void record_acceptance_line(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-F", "999", "-d", "5", "-o", "p.folded", "-o",
+			       "p.pb.gz", "-o", "p.svg", "--", "./workload", "-x", "3"),
+			 OPTS_OK);
+	assert_int_equal(o.freq, 999);
+	assert_true(o.freq_given);
+	assert_int_equal(o.duration_ns, 5000000000ull);
+	assert_int_equal(o.nr_outputs, 3);
+	assert_string_equal(o.outputs[2], "p.svg");
+	assert_int_equal(o.target, TARGET_NONE);
+	assert_non_null(o.cmd);
+	assert_string_equal(o.cmd[0], "./workload");
+	/* Options after the command belong to the command. */
+	assert_string_equal(o.cmd[1], "-x");
+	assert_string_equal(o.cmd[2], "3");
+	assert_null(o.cmd[3]);
+}
+
+static void command_without_dashes(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-F", "99", "sleep", "-1"), OPTS_OK);
+	assert_string_equal(o.cmd[0], "sleep");
+	assert_string_equal(o.cmd[1], "-1");
+}
+
+static void pid_lists(void **state)
+{
+	uint32_t pids[4], nr = 0;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-p", "12,34", "--pid", "56,12"), OPTS_OK);
+	assert_int_equal(o.target, TARGET_PIDS);
+	assert_int_equal(o.nr_pids, 3);
+	assert_int_equal(o.pids[0], 12);
+	assert_int_equal(o.pids[2], 56);
+
+	assert_int_equal(opts_parse_pids("1,2,3,4", pids, &nr, 4), 0);
+	assert_int_equal(opts_parse_pids("5", pids, &nr, 4), -E2BIG);
+	nr = 0;
+	assert_int_equal(opts_parse_pids("", pids, &nr, 4), -EINVAL);
+	assert_int_equal(opts_parse_pids("1,", pids, &nr, 4), -EINVAL);
+	assert_int_equal(opts_parse_pids(",1", pids, &nr, 4), -EINVAL);
+	assert_int_equal(opts_parse_pids("0", pids, &nr, 4), -EINVAL);
+	assert_int_equal(opts_parse_pids("-3", pids, &nr, 4), -EINVAL);
+	assert_int_equal(opts_parse_pids("12x", pids, &nr, 4), -EINVAL);
+	assert_int_equal(opts_parse_pids("99999999999", pids, &nr, 4), -EINVAL);
+
+	assert_int_equal(PARSE(OPTS_RECORD, "-p", "abc"), OPTS_ERROR);
+	assert_non_null(strstr(err, "abc"));
+}
+
+static void targets_exclude_each_other(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-p", "1", "-a"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--cgroup", "/x"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "--cgroup", "/x", "-p", "3"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-a"), OPTS_OK);
+	/* A command bounds a system-wide run, as perf record -a -- sleep 5. */
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--", "sleep", "5"), OPTS_OK);
+	assert_int_equal(o.target, TARGET_ALL);
+	assert_non_null(o.cmd);
+	assert_int_equal(PARSE(OPTS_RECORD, "-F", "99"), OPTS_ERROR);
+	assert_non_null(strstr(err, "no target"));
+}
+
+static void frequency_and_duration(void **state)
+{
+	uint64_t ns;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-F", "0"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-F", "100001"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-F", "100000"), OPTS_OK);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-F", "99hz"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-F"), OPTS_ERROR);
+	assert_non_null(strstr(err, "needs a value"));
+
+	assert_int_equal(opts_parse_duration("30", &ns), 0);
+	assert_int_equal(ns, 30000000000ull);
+	assert_int_equal(opts_parse_duration("30s", &ns), 0);
+	assert_int_equal(ns, 30000000000ull);
+	assert_int_equal(opts_parse_duration("1.5", &ns), 0);
+	assert_int_equal(ns, 1500000000ull);
+	assert_int_equal(opts_parse_duration("500ms", &ns), 0);
+	assert_int_equal(ns, 500000000ull);
+	assert_int_equal(opts_parse_duration("2m", &ns), 0);
+	assert_int_equal(ns, 120000000000ull);
+	assert_int_equal(opts_parse_duration("1h", &ns), 0);
+	assert_int_equal(opts_parse_duration("0", &ns), -EINVAL);
+	assert_int_equal(opts_parse_duration("-5", &ns), -EINVAL);
+	assert_int_equal(opts_parse_duration("5x", &ns), -EINVAL);
+	assert_int_equal(opts_parse_duration("", &ns), -EINVAL);
+	assert_int_equal(opts_parse_duration("inf", &ns), -EINVAL);
+	assert_int_equal(opts_parse_duration("nan", &ns), -EINVAL);
+	assert_int_equal(opts_parse_duration("1e30", &ns), -EINVAL);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-d", "soon"), OPTS_ERROR);
+}
+
+static void clocks_and_modes(void **state)
+{
+	enum opts_clock c;
+
+	(void)state;
+	assert_int_equal(opts_parse_clock("perf", &c), 0);
+	assert_int_equal(c, CLOCK_OPT_PERF);
+	assert_int_equal(opts_parse_clock("hrtimer", &c), 0);
+	assert_int_equal(c, CLOCK_OPT_HRTIMER);
+	assert_int_equal(opts_parse_clock("tsc", &c), -EINVAL);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--clock", "hrtimer"), OPTS_OK);
+	assert_int_equal(o.clock, CLOCK_OPT_HRTIMER);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--clock=bogus"), OPTS_ERROR);
+
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu"), OPTS_OK);
+	assert_true(o.offcpu);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu", "-F", "99"), OPTS_ERROR);
+
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--no-kernel"), OPTS_OK);
+	assert_true(o.no_kernel);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--no-kernel", "--no-user"), OPTS_ERROR);
+}
+
+static void dwarf_sizes(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--dwarf"), OPTS_OK);
+	assert_int_equal(o.ustack_bytes, OPTS_DEFAULT_DWARF);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--dwarf=16384"), OPTS_OK);
+	assert_int_equal(o.ustack_bytes, 16384);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--dwarf=65536"), OPTS_OK);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--dwarf=65544"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--dwarf=100"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--dwarf=0"), OPTS_ERROR);
+	/* Without '=' the next word is the command, not the size (as in perf). */
+	assert_int_equal(PARSE(OPTS_RECORD, "--dwarf", "4096"), OPTS_OK);
+	assert_int_equal(o.ustack_bytes, OPTS_DEFAULT_DWARF);
+	assert_string_equal(o.cmd[0], "4096");
+}
+
+static void outputs_and_ring(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-o", ""), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-o", "1", "-o", "2", "-o", "3", "-o", "4", "-o",
+			       "5", "-o", "6", "-o", "7", "-o", "8", "-o", "9", "-o", "10", "-o",
+			       "11", "-o", "12", "-o", "13", "-o", "14", "-o", "15", "-o", "16",
+			       "-o", "17"),
+			 OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--ring-pages", "512"), OPTS_OK);
+	assert_int_equal(o.ring_pages, 512);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--ring-pages", "500"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--ring-pages", "4"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--max-depth", "257"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--max-depth", "64"), OPTS_OK);
+	assert_int_equal(o.max_depth, 64);
+}
+
+static void help_and_unknown(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "--help"), OPTS_HELP);
+	assert_int_equal(PARSE(OPTS_RECORD, "-h"), OPTS_HELP);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--bogus"), OPTS_ERROR);
+	assert_non_null(strstr(err, "--bogus"));
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-z"), OPTS_ERROR);
+	assert_non_null(strstr(err, "-z"));
+}
+
+static void top_options(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_TOP, "-a"), OPTS_OK);
+	assert_int_equal(o.delay_ns, OPTS_DEFAULT_TOP_DELAY_NS);
+	assert_int_equal(PARSE(OPTS_TOP, "-p", "7", "-F", "499", "-d", "0.5", "-n", "20"), OPTS_OK);
+	assert_int_equal(o.delay_ns, 500000000ull);
+	assert_int_equal(o.lines, 20);
+	assert_int_equal(o.freq, 499);
+	assert_int_equal(PARSE(OPTS_TOP, "-F", "99"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_TOP, "-a", "--", "sleep", "1"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_TOP, "-a", "-o", "x.svg"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_TOP, "-a", "--offcpu"), OPTS_ERROR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(record_defaults),
+		cmocka_unit_test(record_acceptance_line),
+		cmocka_unit_test(command_without_dashes),
+		cmocka_unit_test(pid_lists),
+		cmocka_unit_test(targets_exclude_each_other),
+		cmocka_unit_test(frequency_and_duration),
+		cmocka_unit_test(clocks_and_modes),
+		cmocka_unit_test(dwarf_sizes),
+		cmocka_unit_test(outputs_and_ring),
+		cmocka_unit_test(help_and_unknown),
+		cmocka_unit_test(top_options),
+	};
+
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}
