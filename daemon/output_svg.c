@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flame graph: a self-contained interactive SVG, laid out here from
+ * scratch following the conventions flamegraph.pl made familiar (formats.md
+ * 4.4): x is population with siblings sorted alphabetically, y is depth with
+ * the root at the bottom, 1200 px wide, 16 px frames, Verdana 12 px, frames
+ * narrower than 0.1 px left out. Every frame is a <g> with a <title>
+ * tooltip "func (N samples, P%)" (ns off-CPU), a <rect> and a truncated
+ * <text>; the script (output_svg_script.c) adds zoom and search.
+ *
+ * Colours: user frames a warm palette, kernel frames a blue one, process
+ * frames grey-violet; hues come from a hash of the name so the same function
+ * has the same colour in every graph.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "output_svg.h"
+#include "strtab.h"
+#include "view.h"
+
+#define WIDTH	  1200
+#define PAD	  10
+#define FRAME_H	  16
+#define TOP	  66
+#define BOTTOM	  34
+#define MIN_PX	  0.1
+#define GLYPH_W	  7.2
+
+enum node_type { NODE_USER, NODE_KERNEL, NODE_COMM, NODE_ROOT };
+
+struct node {
+	uint32_t name;		/* string index in the view */
+	uint32_t parent;
+	uint32_t depth;
+	uint8_t type;
+	uint64_t value, offset;
+};
+
+struct tree {
+	const struct view *v;
+	struct node *n;
+	uint32_t nr, cap;
+	uint64_t *keys;		/* open addressing: (parent, name, type) */
+	uint32_t *vals;		/* node + 1 */
+	uint32_t nr_slots;
+	uint32_t cur;		/* walk state: the node a frame is added under */
+	uint64_t val;
+};
+
+static uint32_t slot_of(uint64_t key, uint32_t n)
+{
+	key *= 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(key >> 32) & (n - 1);
+}
+
+static int rehash(struct tree *t)
+{
+	uint32_t n = t->nr_slots ? t->nr_slots * 2 : 1024;
+	uint64_t *k = calloc(n, sizeof(*k));
+	uint32_t *v = calloc(n, sizeof(*v));
+
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < t->nr_slots; i++) {
+		if (!t->vals[i])
+			continue;
+		uint32_t h = slot_of(t->keys[i], n);
+
+		while (v[h])
+			h = (h + 1) & (n - 1);
+		k[h] = t->keys[i];
+		v[h] = t->vals[i];
+	}
+	free(t->keys);
+	free(t->vals);
+	t->keys = k;
+	t->vals = v;
+	t->nr_slots = n;
+	return 0;
+}
+
+/* The child of parent named name (created if new); -ENOMEM on failure. */
+static int64_t child(struct tree *t, uint32_t parent, uint32_t name, uint8_t type)
+{
+	uint64_t key = (uint64_t)parent << 34 | (uint64_t)name << 2 | type;
+	uint32_t h;
+
+	if ((t->nr + 1) * 2 > t->nr_slots && rehash(t))
+		return -ENOMEM;
+	for (h = slot_of(key, t->nr_slots); t->vals[h]; h = (h + 1) & (t->nr_slots - 1))
+		if (t->keys[h] == key)
+			return t->vals[h] - 1;
+	if (t->nr == t->cap) {
+		uint32_t cap = t->cap * 2;
+		struct node *n = realloc(t->n, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->n = n;
+		t->cap = cap;
+	}
+	memset(&t->n[t->nr], 0, sizeof(t->n[0]));
+	t->n[t->nr].name = name;
+	t->n[t->nr].parent = parent;
+	t->n[t->nr].depth = t->n[parent].depth + 1;
+	t->n[t->nr].type = type;
+	t->keys[h] = key;
+	t->vals[h] = t->nr + 1;
+	return t->nr++;
+}
+
+static int add_frame(void *arg, uint32_t func, bool kernel)
+{
+	struct tree *t = arg;
+	int64_t c = child(t, t->cur, t->v->functions[func].name,
+			  kernel ? NODE_KERNEL : NODE_USER);
+
+	if (c < 0)
+		return -ENOMEM;
+	t->cur = (uint32_t)c;
+	t->n[c].value += t->val;
+	return 0;
+}
+
+static int build_tree(struct tree *t, const struct view *v)
+{
+	memset(t, 0, sizeof(*t));
+	t->v = v;
+	t->cap = 1024;
+	t->n = calloc(t->cap, sizeof(*t->n));
+	if (!t->n)
+		return -ENOMEM;
+	t->nr = 1;		/* node 0: "all" */
+	t->n[0].type = NODE_ROOT;
+	for (uint32_t i = 0; i < v->nr_samples; i++) {
+		const struct view_sample *s = &v->samples[i];
+		int64_t c;
+
+		t->val = view_sample_value(v, s);
+		if (!t->val)
+			continue;
+		t->n[0].value += t->val;
+		c = child(t, 0, s->comm, NODE_COMM);
+		if (c < 0)
+			return -ENOMEM;
+		t->n[c].value += t->val;
+		t->cur = (uint32_t)c;
+		if (view_walk_root_first(v, s, add_frame, t))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *node_name(const struct tree *t, const struct node *n)
+{
+	const char *s;
+
+	if (n->type == NODE_ROOT)
+		return "all";
+	s = view_str(t->v, n->name);
+	return *s ? s : "[unknown]";
+}
+
+/* Sort context for qsort (it takes no argument). */
+static const struct tree *sort_tree;
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct node *x = &sort_tree->n[*(const uint32_t *)a];
+	const struct node *y = &sort_tree->n[*(const uint32_t *)b];
+	int r = strcmp(node_name(sort_tree, x), node_name(sort_tree, y));
+
+	return r ? r : (int)x->type - (int)y->type;
+}
+
+/*
+ * Offsets: siblings alphabetically, left to right, each starting where the
+ * previous ended inside the parent's span. Children have higher indices
+ * than their parent, so one pass in index order sees parents first.
+ */
+static int layout(struct tree *t)
+{
+	uint32_t *first = calloc((size_t)t->nr + 1, sizeof(*first));
+	uint32_t *order = calloc(t->nr ? t->nr : 1, sizeof(*order));
+	uint32_t *fill;
+
+	if (!first || !order) {
+		free(first);
+		free(order);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 1; i < t->nr; i++)
+		first[t->n[i].parent + 1]++;
+	for (uint32_t i = 1; i <= t->nr; i++)
+		first[i] += first[i - 1];
+	fill = calloc(t->nr ? t->nr : 1, sizeof(*fill));
+	if (!fill) {
+		free(first);
+		free(order);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 1; i < t->nr; i++) {
+		uint32_t p = t->n[i].parent;
+
+		order[first[p] + fill[p]++] = i;
+	}
+	sort_tree = t;
+	for (uint32_t p = 0; p < t->nr; p++) {
+		uint64_t off = t->n[p].offset;
+
+		qsort(order + first[p], first[p + 1] - first[p], sizeof(*order), cmp_child);
+		for (uint32_t k = first[p]; k < first[p + 1]; k++) {
+			t->n[order[k]].offset = off;
+			off += t->n[order[k]].value;
+		}
+	}
+	sort_tree = NULL;
+	free(fill);
+	free(first);
+	free(order);
+	return 0;
+}
+
+static void put_xml(FILE *f, const char *s, size_t max)
+{
+	for (size_t i = 0; s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			/* XML 1.0 forbids most control characters outright. */
+			fputc(c < 0x20 ? ' ' : c, f);
+		}
+	}
+}
+
+static void put_count(FILE *f, uint64_t v)
+{
+	char buf[32], out[48];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = buf[i];
+	}
+	out[o] = '\0';
+	fputs(out, f);
+}
+
+static uint32_t name_hash(const char *s)
+{
+	return (uint32_t)strtab_hash(s, strlen(s));
+}
+
+static void colour(const struct node *n, const char *name, char *buf, size_t len)
+{
+	uint32_t h = name_hash(name);
+	double a = (h & 0xff) / 255.0, b = ((h >> 8) & 0xff) / 255.0;
+	double c = ((h >> 16) & 0xff) / 255.0;
+
+	switch (n->type) {
+	case NODE_ROOT:
+		snprintf(buf, len, "rgb(200,200,200)");
+		break;
+	case NODE_COMM:
+		snprintf(buf, len, "rgb(%d,%d,%d)", 170 + (int)(30 * a), 160 + (int)(20 * b), 210);
+		break;
+	case NODE_KERNEL:
+		snprintf(buf, len, "rgb(%d,%d,%d)", 60 + (int)(60 * a), 150 + (int)(60 * b),
+			 210 + (int)(45 * c));
+		break;
+	default:
+		snprintf(buf, len, "rgb(%d,%d,%d)", 205 + (int)(50 * a), (int)(230 * b),
+			 (int)(55 * c));
+	}
+}
+
+static const char style[] =
+	"<style type=\"text/css\">\n"
+	"\ttext { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
+	"\t#title { text-anchor: middle; font-size: 17px; }\n"
+	"\t#search, #reset, #clear { cursor: pointer; }\n"
+	"\tg.f { cursor: pointer; }\n"
+	"\tg.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
+	"\tg.p { opacity: 0.5; }\n"
+	"</style>\n";
+
+int output_svg_write(const struct view *v, FILE *f, const char *title)
+{
+	bool off = v->meta.kind == PROFILE_OFFCPU;
+	const char *unit = off ? "ns" : "samples";
+	struct tree t;
+	double scale;
+	uint32_t maxd = 0;
+	int height, r;
+
+	r = build_tree(&t, v);
+	if (!r)
+		r = layout(&t);
+	if (r)
+		goto out;
+	scale = t.n[0].value ? (WIDTH - 2.0 * PAD) / (double)t.n[0].value : 0;
+	for (uint32_t i = 0; i < t.nr; i++)
+		if (t.n[i].value * scale >= MIN_PX && t.n[i].depth > maxd)
+			maxd = t.n[i].depth;
+	height = TOP + (int)(maxd + 1) * FRAME_H + BOTTOM;
+
+	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" data-unit=\"%s\" onload=\"fg.init()\">\n",
+		WIDTH, height, WIDTH, height, unit);
+	fprintf(f, "<!-- Flame graph written by skyprof. Click a frame to zoom, Ctrl-F to "
+		"search, Ctrl-I to toggle case, Esc to reset. -->\n");
+	fputs("<defs><linearGradient id=\"bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+	      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" "
+	      "offset=\"95%\"/></linearGradient></defs>\n", f);
+	fputs(style, f);
+	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
+		output_svg_script);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#bg)\"/>\n",
+		WIDTH, height);
+	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", WIDTH / 2);
+	put_xml(f, off ? "Off-CPU Flame Graph" : "Flame Graph", 64);
+	if (title && *title) {
+		fputs(": ", f);
+		put_xml(f, title, 200);
+	}
+	fputs("</text>\n", f);
+	fprintf(f, "<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n", PAD);
+	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n", WIDTH - PAD - 110);
+	fprintf(f, "<text id=\"case\" x=\"%d\" y=\"24\"></text>\n", WIDTH - PAD - 20);
+	fprintf(f, "<text id=\"clear\" x=\"%d\" y=\"24\" style=\"opacity:0\">Clear</text>\n",
+		WIDTH - PAD - 55);
+	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", PAD, height - 12);
+	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n", WIDTH - PAD - 150,
+		height - 12);
+	fputs("<g id=\"frames\">\n", f);
+	for (uint32_t i = 0; i < t.nr; i++) {
+		const struct node *n = &t.n[i];
+		const char *name = node_name(&t, n);
+		double x = PAD + (double)n->offset * scale, w = (double)n->value * scale;
+		int y = height - BOTTOM - (int)(n->depth + 1) * FRAME_H;
+		size_t fit = w > 6 ? (size_t)floor((w - 6) / GLYPH_W) : 0;
+		char fill[64];
+
+		if (w < MIN_PX)
+			continue;
+		colour(n, name, fill, sizeof(fill));
+		fputs("<g class=\"f\" data-n=\"", f);
+		put_xml(f, name, SIZE_MAX);
+		fprintf(f, "\" data-o=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%u\"><title>",
+			n->offset, n->value, n->depth);
+		put_xml(f, name, SIZE_MAX);
+		fputs(" (", f);
+		put_count(f, n->value);
+		fprintf(f, " %s, %.2f%%)</title>", unit,
+			t.n[0].value ? 100.0 * (double)n->value / (double)t.n[0].value : 0.0);
+		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
+			"rx=\"2\" ry=\"2\"/><text x=\"%.1f\" y=\"%d\">",
+			x, y, w, FRAME_H - 1, fill, x + 3, y + FRAME_H - 4);
+		if (fit >= 3) {
+			if (strlen(name) <= fit) {
+				put_xml(f, name, SIZE_MAX);
+			} else {
+				put_xml(f, name, fit - 2);
+				fputs("..", f);
+			}
+		}
+		fputs("</text></g>\n", f);
+	}
+	fputs("</g>\n</svg>\n", f);
+	if (ferror(f))
+		r = -EIO;
+out:
+	free(t.n);
+	free(t.keys);
+	free(t.vals);
+	return r;
+}
