@@ -8,7 +8,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 export SKYPROF_CACHE ?= /var/cache/skyprof-test
 
-.PHONY: all help kmod daemon deps check unit kmod-matrix vm-check demo bench \
+.PHONY: all help kmod kmod-one kmod-matrix guest-payload daemon deps check unit demo bench \
 	install dkms-install clean
 
 all: daemon
@@ -26,6 +26,11 @@ help:
 	@echo "make install [PREFIX=.. DESTDIR=..]   make dkms-install   make clean"
 
 include daemon/build.mk
+# Test programs (optional until their rooms exist).
+-include tests/kmod/build.mk
+-include tests/workloads/build.mk
+
+KERNELS := $(shell awk '!/^\#/ && NF >= 4 {print $$1}' tests/vm/kernels)
 
 daemon: $(SKYPROF_BIN)
 
@@ -34,6 +39,19 @@ daemon: $(SKYPROF_BIN)
 KMOD_NAME ?= host
 kmod:
 	tests/vm/build-kmod --kdir "$(KDIR)" --out "$(BUILD)/kmod/$(KMOD_NAME)"
+
+# One kernel of the matrix: make kmod-one KERNEL=6.1 (fetches it if needed).
+kmod-one:
+	@tests/vm/fetch-kernels $(KERNEL)
+	@tests/vm/build-kmod --name $(KERNEL) --kdir "$(SKYPROF_CACHE)/kernels/$(KERNEL)/kdir" \
+		--out "$(BUILD)/kmod/$(KERNEL)"
+
+kmod-matrix:
+	@for k in $(KERNELS); do $(MAKE) -s kmod-one KERNEL=$$k || exit 1; done
+
+# Everything tests/vm/run copies into a guest.
+guest-payload: daemon $(if $(wildcard tests/kmod/build.mk),kmod-tests) \
+	$(if $(wildcard tests/workloads/build.mk),workloads)
 
 deps:
 	@tests/deps.sh

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Installs what building and testing skyprof needs, from Debian's packages.
+# Idempotent and quiet when everything is present: only missing packages are
+# installed, and the package lists are refreshed only when an install needs it.
+set -euo pipefail
+PACKAGES=(
+	# build: daemon and unit tests
+	build-essential pkg-config libnl-3-dev libnl-genl-3-dev protobuf-c-compiler
+	libprotobuf-c-dev libnghttp2-dev libelf-dev libdw-dev libunwind-dev zlib1g-dev
+	libssl-dev libyaml-dev libcmocka-dev libiberty-dev
+	# build: the module against Debian's kernel headers
+	bc flex bison kmod dwarves xz-utils zstd rsync sparse
+	# the QEMU harness
+	qemu-system-x86 mmdebstrap cpio busybox-static debian-archive-keyring
+	# checks of outputs
+	python3 chromium
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages: ${missing[*]} (run 'make deps' as root)" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/skyprof-deps.log 2>&1; then
+	apt-get update -qq >>/tmp/skyprof-deps.log 2>&1
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >>/tmp/skyprof-deps.log 2>&1 || {
+		tail -20 /tmp/skyprof-deps.log >&2
+		echo "deps: apt-get install failed (log: /tmp/skyprof-deps.log)" >&2
+		exit 1
+	}
+fi
