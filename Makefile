@@ -71,8 +71,13 @@ bench: deps
 install: daemon
 	install -D -m 0755 $(SKYPROF_BIN) $(DESTDIR)$(PREFIX)/bin/skyprof
 
+# The module sources, as DKMS wants them, in /usr/src/skyprof-VERSION.
+DKMS_SRC = $(DESTDIR)/usr/src/skyprof-$(VERSION)
 dkms-install:
-	tests/../dkms/install-sources "$(DESTDIR)/usr/src/skyprof-$(VERSION)"
+	rm -rf "$(DKMS_SRC)" && mkdir -p "$(DKMS_SRC)"
+	cp -a Kbuild VERSION kmod include "$(DKMS_SRC)/"
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf >"$(DKMS_SRC)/dkms.conf"
+	@echo "module sources in $(DKMS_SRC): dkms add skyprof/$(VERSION) && dkms install skyprof/$(VERSION)"
 
 clean:
 	rm -rf $(BUILD)
