@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skyprof record: profile into files.
+ *
+ * With `-- CMD` the command is forked first but held on a pipe until the
+ * session runs, so its very first instructions are sampled and its tgid can
+ * be the session's target; then it is released to exec. The run ends when
+ * the duration is up, Ctrl-C is pressed, the command exits, every -p target
+ * has exited, or the module ends the session; in every case what was
+ * collected is still written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <skyprof.h>
+
+#include "capture.h"
+#include "commands.h"
+#include "output.h"
+#include "profile.h"
+#include "symbolize.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skyprof record [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d SECONDS]\n"
+		"                      [--clock auto|perf|hrtimer] [--offcpu] [--dwarf[=BYTES]]\n"
+		"                      [--no-kernel | --no-user] [-o FILE]... [-- CMD [ARGS...]]\n"
+		"\n"
+		"Samples stacks (kernel and user) and writes them, symbolized, to each FILE;\n"
+		"the format follows the extension: .pb.gz or .pprof (pprof), .folded (folded\n"
+		"stacks), .svg (flame graph), .json (speedscope). Default: %s.\n"
+		"\n"
+		"Targets (one of them, or a command):\n"
+		"  -p, --pid PID[,PID...]  these processes (a thread id means its process);\n"
+		"                          may be repeated; ends when all have exited\n"
+		"  -a, --all               every task on every CPU, kernel threads included\n"
+		"  --cgroup PATH           tasks in a cgroup v2 group: its directory\n"
+		"                          (/sys/fs/cgroup/system.slice/x.service) or its path in\n"
+		"                          the hierarchy (/system.slice/x.service)\n"
+		"  -- CMD [ARGS...]        run CMD and profile it until it exits; with -p, -a or\n"
+		"                          --cgroup the command only bounds the run (as perf)\n"
+		"Sampling:\n"
+		"  -F, --freq HZ           samples per second per CPU (1..%u, default %u)\n"
+		"  -d, --duration TIME     stop after TIME (30, 30s, 500ms, 2m); with -- CMD the\n"
+		"                          command is terminated then\n"
+		"  --clock auto|perf|perf-hw|perf-sw|hrtimer\n"
+		"                          the sampling clock (auto: cycles, else cpu-clock,\n"
+		"                          else a timer; perf: cycles or cpu-clock)\n"
+		"  --offcpu                record where tasks block, weighted by blocked time\n"
+		"  --dwarf[=BYTES]         also copy BYTES of user stack per sample (default %u)\n"
+		"                          for DWARF unwinding of code without frame pointers\n"
+		"  --no-kernel, --no-user  leave out the kernel or the user stack\n"
+		"  --max-depth N           frames per stack (1..%u)\n"
+		"  --ring-pages N          ring size per CPU in pages (power of two)\n"
+		"  -o, --output FILE       write FILE; may be repeated\n"
+		"  -h, --help              this text\n"
+		"\n"
+		"Ctrl-C ends the run and still writes the files. Exit status: 0 written,\n"
+		"1 failure, 2 bad usage.\n",
+		OPTS_DEFAULT_OUTPUT, SKYPROF_FREQ_MAX, OPTS_DEFAULT_FREQ, OPTS_DEFAULT_DWARF,
+		SKYPROF_MAX_DEPTH);
+}
+
+static volatile sig_atomic_t interrupted;
+
+/* SIGCHLD only needs to interrupt poll(); the loop then reaps the child. */
+static void on_signal(int sig)
+{
+	if (sig != SIGCHLD)
+		interrupted = 1;
+}
+
+/* No SA_RESTART: poll() returns at once on Ctrl-C or a child's exit. */
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The command, forked and waiting for the go byte on a pipe. */
+struct child {
+	pid_t pid;
+	int go_fd;	/* write end: one byte releases it, closing it kills it */
+	int err_fd;	/* read end: exec's errno, or EOF once exec succeeded */
+	bool exited;
+	int status;
+};
+
+static int child_fork(struct child *ch, char **cmd)
+{
+	int go[2], er[2];
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(er, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	ch->pid = fork();
+	if (ch->pid < 0) {
+		int e = errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(er[0]);
+		close(er[1]);
+		return -e;
+	}
+	if (ch->pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(er[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);	/* the parent gave up before the session started */
+		signal(SIGPIPE, SIG_DFL);
+		execvp(cmd[0], cmd);
+		e = errno;
+		if (write(er[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(er[1]);
+	ch->go_fd = go[1];
+	ch->err_fd = er[0];
+	return 0;
+}
+
+/* Let it exec; returns 0 or the errno execvp failed with. */
+static int child_release(struct child *ch)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(ch->go_fd, "g", 1) != 1)
+		return errno ? errno : EIO;
+	close(ch->go_fd);
+	ch->go_fd = -1;
+	do
+		n = read(ch->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ch->err_fd);
+	ch->err_fd = -1;
+	return n == (ssize_t)sizeof(e) ? e : 0;
+}
+
+static bool child_poll(struct child *ch)
+{
+	if (ch->pid > 0 && !ch->exited && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid)
+		ch->exited = true;
+	return ch->exited;
+}
+
+/* The command outlived the run (-d, Ctrl-C): TERM, then KILL after 2 s. */
+static void child_end(struct child *ch)
+{
+	if (ch->pid <= 0)
+		return;
+	if (ch->go_fd >= 0)
+		close(ch->go_fd);	/* never released: it exits by itself */
+	if (ch->err_fd >= 0)
+		close(ch->err_fd);
+	ch->go_fd = ch->err_fd = -1;
+	if (!child_poll(ch))
+		kill(ch->pid, SIGTERM);
+	for (int i = 0; i < 200 && !child_poll(ch); i++)
+		usleep(10000);
+	if (!ch->exited) {
+		kill(ch->pid, SIGKILL);
+		if (waitpid(ch->pid, &ch->status, 0) == ch->pid)
+			ch->exited = true;
+	}
+}
+
+struct run {
+	struct profile *prof;
+	uint64_t samples;
+	int error;
+};
+
+static int on_sample(void *arg, const struct sp_sample *s)
+{
+	struct run *run = arg;
+	int r = profile_add(run->prof, s);
+
+	if (r) {
+		run->error = r;
+		return r;
+	}
+	run->samples++;
+	return 0;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void progress(const struct capture *c, const struct record_opts *o, uint64_t samples,
+		     uint64_t now)
+{
+	double el = (double)(now - c->start_mono_ns) / 1e9;
+
+	if (o->duration_ns)
+		fprintf(stderr, "\rskyprof: %.1f s / %.1f s, %" PRIu64 " samples, %" PRIu64
+				" lost\033[K",
+			el, (double)o->duration_ns / 1e9, samples, ring_lost(c->ring));
+	else
+		fprintf(stderr, "\rskyprof: %.1f s, %" PRIu64 " samples, %" PRIu64
+				" lost (Ctrl-C to stop)\033[K",
+			el, samples, ring_lost(c->ring));
+}
+
+static const char *why_ended(const struct capture *c, const struct child *ch, bool timeout,
+			     bool targets_gone)
+{
+	if (interrupted)
+		return "interrupted";
+	if (ch->exited)
+		return "command exited";
+	if (timeout)
+		return "duration reached";
+	if (targets_gone)
+		return "all target processes exited";
+	if (c->ended)
+		return "the module ended the session";
+	return "stopped";
+}
+
+static void summary(const struct capture *c, const struct run *run, uint64_t duration_ns,
+		    const struct record_opts *o, const struct control_cpu_stats *st, size_t nst,
+		    const char *why)
+{
+	const struct ring_stats *rs = ring_get_stats(c->ring);
+	uint64_t drops = 0, written = 0, throttled = 0, unwind = 0;
+	uint64_t skipped = 0;
+
+	for (size_t i = 0; i < nst; i++) {
+		drops += st[i].drops;
+		written += st[i].samples;
+		throttled += st[i].throttled;
+		unwind += st[i].unwind_errors;
+	}
+	if (!nst)
+		drops = ring_lost(c->ring);
+	fprintf(stderr, "skyprof: %s after %.2f s: %" PRIu64 " samples", why,
+		(double)duration_ns / 1e9, run->samples);
+	if (!o->offcpu)
+		fprintf(stderr, " at %u Hz (clock %s)", o->freq,
+			control_clock_name(c->sess.clock_used));
+	fprintf(stderr, ", %" PRIu64 " lost", drops);
+	if (throttled)
+		fprintf(stderr, ", %" PRIu64 " throttled", throttled);
+	if (unwind)
+		fprintf(stderr, ", %" PRIu64 " unwind errors", unwind);
+	fprintf(stderr, "\n");
+	for (size_t i = 0; i < nst; i++) {
+		if (!st[i].samples && !st[i].drops)
+			continue;
+		fprintf(stderr,
+			"skyprof:   cpu %-3u %10" PRIu64 " samples %8" PRIu64 " lost %8" PRIu64
+			" throttled, handler max %" PRIu64 " ns\n",
+			st[i].cpu, st[i].samples, st[i].drops, st[i].throttled,
+			st[i].handler_max_ns);
+	}
+	for (int i = 0; i < __DECODE_SKIP_MAX; i++)
+		skipped += rs->skipped[i];
+	if (rs->framing_errors || rs->head_errors || skipped || rs->cpu_mismatch)
+		fprintf(stderr,
+			"skyprof: warning: malformed ring data: %" PRIu64 " framing errors (%" PRIu64
+			" bytes dropped), %" PRIu64 " bad heads, %" PRIu64 " records skipped, %" PRIu64
+			" on the wrong cpu\n",
+			rs->framing_errors, rs->bytes_dropped, rs->head_errors, skipped,
+			rs->cpu_mismatch);
+	if (nst && written > run->samples + drops)
+		fprintf(stderr, "skyprof: note: the module wrote %" PRIu64 " samples, %" PRIu64
+				" were read\n",
+			written, run->samples);
+}
+
+static int write_outputs(struct profile *prof, const struct record_opts *o, const int *formats)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < o->nr_outputs; i++) {
+		if (output_write(prof, o->outputs[i], formats[i]))
+			rc = 1;	/* output_write said why */
+		else
+			fprintf(stderr, "skyprof: wrote %s\n", o->outputs[i]);
+	}
+	return rc;
+}
+
+int cmd_record_main(int argc, char **argv)
+{
+	static struct record_opts o;
+	static struct capture cap;
+	struct child ch = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct control_cpu_stats *st = NULL;
+	struct profile_meta meta = { 0 };
+	struct symbolizer *sym = NULL;
+	struct run run = { 0 };
+	int formats[OPTS_MAX_OUTPUTS];
+	bool tty = isatty(STDERR_FILENO), timeout = false, targets_gone = false;
+	uint64_t now, last_progress = 0, last_pid_check = 0, duration;
+	char err[256];
+	size_t nst = 0;
+	int ret, rc = 1;
+
+	switch (opts_parse(OPTS_RECORD, argc, argv, &o, err, sizeof(err))) {
+	case OPTS_HELP:
+		usage(stdout);
+		return 0;
+	case OPTS_ERROR:
+		fprintf(stderr, "skyprof record: %s\n(see `skyprof record --help`)\n", err);
+		return 2;
+	case OPTS_OK:
+		break;
+	}
+	for (size_t i = 0; i < o.nr_outputs; i++) {
+		formats[i] = output_format_from_path(o.outputs[i]);
+		if (formats[i] < 0)
+			return 2;	/* it said why */
+	}
+
+	install_signals();
+	if (o.cmd) {
+		ret = child_fork(&ch, o.cmd);
+		if (ret) {
+			fprintf(stderr, "skyprof record: cannot fork: %s\n", strerror(-ret));
+			return 1;
+		}
+	}
+	ret = capture_prepare(&cap, &o, o.cmd ? (uint32_t)ch.pid : 0);
+	if (!ret)
+		ret = capture_start(&cap);
+	if (ret) {
+		fprintf(stderr, "skyprof record: %s\n", cap.err);
+		goto out;
+	}
+
+	meta.kind = o.offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU;
+	meta.freq_hz = o.offcpu ? 0 : o.freq;
+	meta.start_ns = realtime_ns();
+	sym = symbolizer_new(NULL);
+	run.prof = sym ? profile_new(&meta, sym) : NULL;
+	if (!run.prof) {
+		fprintf(stderr, "skyprof record: out of memory\n");
+		goto out;
+	}
+	if (o.cmd) {
+		ret = child_release(&ch);
+		if (ret) {
+			fprintf(stderr, "skyprof record: cannot run '%s': %s\n", o.cmd[0],
+				strerror(ret));
+			goto out;
+		}
+	}
+
+	for (;;) {
+		int timeout_ms = 100;
+
+		now = capture_mono_ns();
+		if (interrupted || cap.ended || run.error)
+			break;
+		if (o.cmd && child_poll(&ch))
+			break;
+		if (o.duration_ns && now - cap.start_mono_ns >= o.duration_ns) {
+			timeout = true;
+			break;
+		}
+		if (o.target == TARGET_PIDS && now - last_pid_check > 500000000ull) {
+			last_pid_check = now;
+			if (!capture_pids_alive(o.pids, o.nr_pids)) {
+				targets_gone = true;
+				break;
+			}
+		}
+		if (o.duration_ns && o.duration_ns - (now - cap.start_mono_ns) < 100000000ull)
+			timeout_ms = (int)((o.duration_ns - (now - cap.start_mono_ns)) / 1000000) + 1;
+		if (capture_poll(&cap, timeout_ms, on_sample, &run) < 0 && !run.error) {
+			fprintf(stderr, "%sskyprof record: %s\n", tty ? "\n" : "", cap.err);
+			break;
+		}
+		if (tty && now - last_progress > 250000000ull) {
+			last_progress = now;
+			progress(&cap, &o, run.samples, now);
+		}
+	}
+	duration = capture_mono_ns() - cap.start_mono_ns;
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+
+	ret = capture_finish(&cap, on_sample, &run, &st, &nst);
+	if (ret)
+		fprintf(stderr, "skyprof record: %s\n", cap.err);
+	if (run.error) {
+		fprintf(stderr, "skyprof record: out of memory while aggregating; writing what "
+				"was collected\n");
+	}
+	if (o.cmd)
+		child_end(&ch);
+	summary(&cap, &run, duration, &o, st, nst, why_ended(&cap, &ch, timeout, targets_gone));
+	if (ch.exited && WIFEXITED(ch.status) && WEXITSTATUS(ch.status))
+		fprintf(stderr, "skyprof: the command exited with status %d\n",
+			WEXITSTATUS(ch.status));
+	else if (ch.exited && WIFSIGNALED(ch.status) && WTERMSIG(ch.status) != SIGTERM &&
+		 WTERMSIG(ch.status) != SIGINT)
+		fprintf(stderr, "skyprof: the command was killed by signal %d\n",
+			WTERMSIG(ch.status));
+	if (!run.samples)
+		fprintf(stderr, "skyprof: warning: no samples (did the target run on a CPU?)\n");
+	profile_set_duration(run.prof, duration);
+	rc = write_outputs(run.prof, &o, formats);
+
+out:
+	free(st);
+	capture_close(&cap);
+	if (o.cmd)
+		child_end(&ch);
+	if (run.prof)
+		profile_free(run.prof);
+	if (sym)
+		symbolizer_free(sym);
+	return rc;
+}

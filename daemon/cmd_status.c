@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skyprof status: is the module there, what can it do, what runs.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <skyprof.h>
+
+#include "commands.h"
+#include "control.h"
+#include "options.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: skyprof status [SESSION_ID]\n"
+		   "\n"
+		   "Shows whether the skyprof kernel module is loaded, its version and ABI,\n"
+		   "what this kernel lets it do, its limits and how many sessions run. With\n"
+		   "SESSION_ID, also that session's per-CPU counters.\n"
+		   "\n"
+		   "Exit status: 0 the module is usable, 1 it is missing, too old or\n"
+		   "unreachable, 2 bad usage.\n");
+}
+
+static void print_stats(const struct control_cpu_stats *st, size_t n)
+{
+	struct control_cpu_stats sum = { 0 };
+
+	printf("\n%5s %12s %10s %10s %10s %10s %10s %12s %12s\n", "cpu", "samples", "lost",
+	       "unwind-err", "throttled", "filtered", "nested", "handler-avg", "handler-max");
+	for (size_t i = 0; i < n; i++) {
+		const struct control_cpu_stats *s = &st[i];
+
+		printf("%5u %12" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+		       " %10" PRIu64 " %10" PRIu64 "ns %10" PRIu64 "ns\n",
+		       s->cpu, s->samples, s->drops, s->unwind_errors, s->throttled, s->filtered,
+		       s->nested, s->samples ? s->handler_ns / s->samples : 0, s->handler_max_ns);
+		sum.samples += s->samples;
+		sum.drops += s->drops;
+		sum.unwind_errors += s->unwind_errors;
+		sum.throttled += s->throttled;
+		sum.filtered += s->filtered;
+		sum.nested += s->nested;
+		sum.handler_ns += s->handler_ns;
+		if (s->handler_max_ns > sum.handler_max_ns)
+			sum.handler_max_ns = s->handler_max_ns;
+	}
+	printf("%5s %12" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+	       " %10" PRIu64 " %10" PRIu64 "ns %10" PRIu64 "ns\n",
+	       "all", sum.samples, sum.drops, sum.unwind_errors, sum.throttled, sum.filtered,
+	       sum.nested, sum.samples ? sum.handler_ns / sum.samples : 0, sum.handler_max_ns);
+}
+
+int cmd_status_main(int argc, char **argv)
+{
+	struct control_cpu_stats *st = NULL;
+	enum control_open_failure why;
+	struct control_info info;
+	struct control *c;
+	uint32_t session = 0;
+	char err[512], caps[128];
+	size_t n;
+	int ret;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2 || (argc == 2 && opts_parse_u32(argv[1], 1, UINT32_MAX, &session))) {
+		fprintf(stderr, "skyprof status: %s is not a session id\n",
+			argc > 2 ? "more than one argument" : argv[1]);
+		usage(stderr);
+		return 2;
+	}
+
+	printf("skyprof:    %s (ABI %d)\n", SKYPROF_VERSION, SKYPROF_ABI_VERSION);
+	ret = control_open(&c, &why, err, sizeof(err));
+	if (ret) {
+		printf("module:     %s\n", why == CONTROL_NO_MODULE	  ? "not loaded"
+				       : why == CONTROL_BAD_VERSION ? "too old"
+								    : "unreachable");
+		fprintf(stderr, "skyprof status: %s\n", err);
+		return 1;
+	}
+	ret = control_get_info(c, &info);
+	if (ret) {
+		printf("module:     loaded, not answering\n");
+		fprintf(stderr, "skyprof status: %s\n", control_error(c));
+		control_close(c);
+		return 1;
+	}
+	printf("module:     loaded, version %s, ABI %u\n", info.module_version, info.abi_version);
+	if (control_check_abi(c, &info)) {
+		fprintf(stderr, "skyprof status: %s\n", control_error(c));
+		control_close(c);
+		return 1;
+	}
+	printf("caps:       %s\n", control_caps_string(info.caps, caps, sizeof(caps)));
+	printf("limits:     up to %u Hz per CPU, %u sessions, rings of up to %u pages of %u "
+	       "bytes per CPU\n",
+	       info.freq_max, info.max_sessions, info.ring_pages_max, info.page_size);
+	printf("cpus:       %u possible cpu ids\n", info.nr_cpu_ids);
+	printf("sessions:   %u of %u active\n", info.active_sessions, info.max_sessions);
+
+	if (session) {
+		ret = control_get_stats(c, session, &st, &n);
+		if (ret) {
+			fprintf(stderr, "skyprof status: %s\n", control_error(c));
+			control_close(c);
+			return 1;
+		}
+		printf("session:    %u\n", session);
+		print_stats(st, n);
+		free(st);
+	}
+	control_close(c);
+	return 0;
+}
