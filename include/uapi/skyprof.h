@@ -43,6 +43,11 @@
 #define SKYPROF_RING_PAGES_DEFAULT	256
 #define SKYPROF_CGROUP_PATH_MAX		4096
 #define SKYPROF_BUDGET_PCT_DEFAULT	5
+/* Defaults of the SESSION_START attributes that have none above. */
+#define SKYPROF_FREQ_DEFAULT		99	/* Hz */
+#define SKYPROF_MAX_DEPTH_DEFAULT	127
+#define SKYPROF_WATERMARK_PCT_DEFAULT	50
+#define SKYPROF_OFFCPU_MIN_NS_DEFAULT	1000
 
 enum skyprof_cmd {
 	SKYPROF_CMD_UNSPEC,
@@ -123,6 +128,8 @@ enum skyprof_attr {
 	SKYPROF_A_EVENT,		/* u32, enum skyprof_event */
 	SKYPROF_A_END_REASON,		/* u32, enum skyprof_end_reason */
 	SKYPROF_A_CPU,			/* u32 */
+	/* GET_INFO reply (added after the first draft: append only) */
+	SKYPROF_A_RING_BYTES,		/* u64: ring memory currently allocated */
 	__SKYPROF_A_MAX,
 };
 #define SKYPROF_A_MAX (__SKYPROF_A_MAX - 1)

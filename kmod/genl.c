@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "skyprof": the whole control contract of
+ * include/uapi/skyprof.h. The policy pins every attribute's type and length
+ * (strict validation: wrong length, unknown or reply-only attribute ->
+ * -EINVAL with an extack message); ranges and cross-attribute rules are
+ * checked below, also -EINVAL with a message naming the attribute, before
+ * anything is allocated, so nothing is ever half-applied.
+ *
+ * Privilege (CAP_PERFMON or CAP_SYS_ADMIN in init_user_ns, of the sending
+ * socket) is checked first in every command.
+ */
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include "skyprof_kmod.h"
+
+static struct genl_family skyprof_genl_family;
+
+static const struct nla_policy skyprof_policy[SKYPROF_A_MAX + 1] = {
+	/* Reply-only attributes are refused in requests. */
+	[SKYPROF_A_MODULE_VERSION]	= { .type = NLA_REJECT },
+	[SKYPROF_A_ABI_VERSION]		= { .type = NLA_REJECT },
+	[SKYPROF_A_CAPS]		= { .type = NLA_REJECT },
+	[SKYPROF_A_NR_CPU_IDS]		= { .type = NLA_REJECT },
+	[SKYPROF_A_MAX_SESSIONS]	= { .type = NLA_REJECT },
+	[SKYPROF_A_ACTIVE_SESSIONS]	= { .type = NLA_REJECT },
+	[SKYPROF_A_FREQ_MAX]		= { .type = NLA_REJECT },
+	[SKYPROF_A_RING_PAGES_MAX]	= { .type = NLA_REJECT },
+	[SKYPROF_A_PAGE_SIZE]		= { .type = NLA_REJECT },
+	[SKYPROF_A_MODE]		= { .type = NLA_U32 },
+	[SKYPROF_A_CLOCK]		= { .type = NLA_U32 },
+	[SKYPROF_A_FREQ]		= { .type = NLA_U32 },
+	[SKYPROF_A_FLAGS]		= { .type = NLA_U32 },
+	[SKYPROF_A_MAX_DEPTH]		= { .type = NLA_U32 },
+	[SKYPROF_A_USTACK_BYTES]	= { .type = NLA_U32 },
+	[SKYPROF_A_OFFCPU_MIN_NS]	= { .type = NLA_U64 },
+	[SKYPROF_A_RING_PAGES]		= { .type = NLA_U32 },
+	[SKYPROF_A_WATERMARK_PCT]	= { .type = NLA_U32 },
+	[SKYPROF_A_BUDGET_PCT]		= { .type = NLA_U32 },
+	/* Lengths checked in skyprof_parse_targets(): -EINVAL, not -ERANGE. */
+	[SKYPROF_A_TARGET_TGIDS]	= { .type = NLA_BINARY },
+	[SKYPROF_A_TARGET_CGROUP]	= { .type = NLA_NUL_STRING },
+	[SKYPROF_A_SESSION_ID]		= { .type = NLA_U32 },
+	[SKYPROF_A_SESSION_TOKEN]	= { .type = NLA_REJECT },
+	[SKYPROF_A_CLOCK_USED]		= { .type = NLA_REJECT },
+	[SKYPROF_A_RING_DATA_SIZE]	= { .type = NLA_REJECT },
+	[SKYPROF_A_CPU_STATS]		= { .type = NLA_REJECT },
+	[SKYPROF_A_EVENT]		= { .type = NLA_REJECT },
+	[SKYPROF_A_END_REASON]		= { .type = NLA_REJECT },
+	[SKYPROF_A_CPU]			= { .type = NLA_REJECT },
+	[SKYPROF_A_RING_BYTES]		= { .type = NLA_REJECT },
+};
+
+static int skyprof_check_perm(struct sk_buff *skb, struct genl_info *info)
+{
+	if (skyprof_netlink_capable(skb))
+		return 0;
+	NL_SET_ERR_MSG_MOD(info->extack, "needs CAP_PERFMON or CAP_SYS_ADMIN");
+	return -EPERM;
+}
+
+/* Refuses request attributes that the command does not take. */
+static int skyprof_check_allowed(struct genl_info *info, const u8 *allowed, unsigned int n)
+{
+	unsigned int a, i;
+
+	for (a = 1; a <= SKYPROF_A_MAX; a++) {
+		if (!info->attrs[a])
+			continue;
+		for (i = 0; i < n && allowed[i] != a; i++)
+			;
+		if (i == n) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[a],
+					    "attribute not valid for this command");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* dst = attribute or default; -EINVAL with msg outside [lo, hi]. */
+#define SKYPROF_GET_U32(info, attr, lo, hi, def, dst, msg)			\
+	do {									\
+		struct nlattr *__a = (info)->attrs[attr];			\
+		u32 __v = __a ? nla_get_u32(__a) : (def);			\
+										\
+		if (__v < (lo) || __v > (hi)) {					\
+			NL_SET_ERR_MSG_ATTR((info)->extack, __a, msg);		\
+			return -EINVAL;						\
+		}								\
+		(dst) = __v;							\
+	} while (0)
+
+static int skyprof_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int skyprof_parse_targets(struct genl_info *info, struct skyprof_config *cfg)
+{
+	struct nlattr *t = info->attrs[SKYPROF_A_TARGET_TGIDS];
+	struct nlattr *c = info->attrs[SKYPROF_A_TARGET_CGROUP];
+	u32 i, n, out;
+
+	if (t && c) {
+		NL_SET_ERR_MSG_ATTR(info->extack, c, "tgid and cgroup targets are exclusive");
+		return -EINVAL;
+	}
+	if (t) {
+		if (nla_len(t) % sizeof(u32) || !nla_len(t) ||
+		    nla_len(t) > SKYPROF_MAX_TGIDS * sizeof(u32)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, t,
+					    "TARGET_TGIDS: 1..SKYPROF_MAX_TGIDS u32 values");
+			return -EINVAL;
+		}
+		n = nla_len(t) / sizeof(u32);
+		cfg->tgids = kmemdup(nla_data(t), n * sizeof(u32), GFP_KERNEL);
+		if (!cfg->tgids)
+			return -ENOMEM;
+		sort(cfg->tgids, n, sizeof(u32), skyprof_cmp_u32, NULL);
+		if (!cfg->tgids[0] || cfg->tgids[n - 1] > PID_MAX_LIMIT) {
+			NL_SET_ERR_MSG_ATTR(info->extack, t, "TARGET_TGIDS: tgid out of range");
+			return -EINVAL;
+		}
+		for (i = 1, out = 1; i < n; i++)
+			if (cfg->tgids[i] != cfg->tgids[out - 1])
+				cfg->tgids[out++] = cfg->tgids[i];
+		cfg->nr_tgids = out;
+	}
+	if (c) {
+		/* NLA_NUL_STRING: the policy guaranteed a NUL inside. */
+		size_t len = strnlen(nla_data(c), nla_len(c));
+
+		if (!len || len >= SKYPROF_CGROUP_PATH_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, c,
+					    "TARGET_CGROUP: empty or longer than SKYPROF_CGROUP_PATH_MAX");
+			return -EINVAL;
+		}
+		cfg->cgroup_path = kstrndup(nla_data(c), nla_len(c), GFP_KERNEL);
+		if (!cfg->cgroup_path)
+			return -ENOMEM;
+		if (!skyprof_filter_cgroup_supported()) {
+			NL_SET_ERR_MSG_ATTR(info->extack, c, "cgroup targets not supported here");
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
+static int skyprof_parse_config(struct genl_info *info, struct skyprof_config *cfg)
+{
+	struct nlattr *a;
+	int ret;
+
+	SKYPROF_GET_U32(info, SKYPROF_A_MODE, 0, __SKYPROF_MODE_MAX - 1, SKYPROF_MODE_ONCPU,
+			cfg->mode, "MODE: unknown mode");
+	if (cfg->mode == SKYPROF_MODE_OFFCPU) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_MODE],
+				    "MODE: off-CPU mode is not implemented by this module");
+		return -EOPNOTSUPP;
+	}
+	SKYPROF_GET_U32(info, SKYPROF_A_CLOCK, 0, __SKYPROF_CLOCK_MAX - 1, SKYPROF_CLOCK_AUTO,
+			cfg->clock, "CLOCK: unknown clock");
+	SKYPROF_GET_U32(info, SKYPROF_A_FREQ, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX,
+			SKYPROF_FREQ_DEFAULT, cfg->freq, "FREQ: outside 1..100000 Hz");
+	SKYPROF_GET_U32(info, SKYPROF_A_FLAGS, 0, SKYPROF_F_ALL,
+			SKYPROF_F_KERNEL_STACK | SKYPROF_F_USER_STACK, cfg->flags,
+			"FLAGS: unknown flag");
+	if (cfg->flags & ~SKYPROF_F_ALL) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_FLAGS],
+				    "FLAGS: unknown flag");
+		return -EINVAL;
+	}
+	SKYPROF_GET_U32(info, SKYPROF_A_MAX_DEPTH, 1, SKYPROF_MAX_DEPTH,
+			SKYPROF_MAX_DEPTH_DEFAULT, cfg->max_depth, "MAX_DEPTH: outside 1..256");
+	SKYPROF_GET_U32(info, SKYPROF_A_USTACK_BYTES, 0, SKYPROF_USTACK_MAX, 0,
+			cfg->ustack_bytes, "USTACK_BYTES: above SKYPROF_USTACK_MAX");
+	if (cfg->ustack_bytes % 8) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_USTACK_BYTES],
+				    "USTACK_BYTES: not a multiple of 8");
+		return -EINVAL;
+	}
+	a = info->attrs[SKYPROF_A_OFFCPU_MIN_NS];
+	cfg->offcpu_min_ns = a ? nla_get_u64(a) : SKYPROF_OFFCPU_MIN_NS_DEFAULT;
+	SKYPROF_GET_U32(info, SKYPROF_A_RING_PAGES, SKYPROF_RING_PAGES_MIN,
+			SKYPROF_RING_PAGES_MAX, SKYPROF_RING_PAGES_DEFAULT, cfg->ring_pages,
+			"RING_PAGES: outside SKYPROF_RING_PAGES_MIN..MAX");
+	if (!is_power_of_2(cfg->ring_pages)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_RING_PAGES],
+				    "RING_PAGES: not a power of two");
+		return -EINVAL;
+	}
+	SKYPROF_GET_U32(info, SKYPROF_A_WATERMARK_PCT, 1, 100, SKYPROF_WATERMARK_PCT_DEFAULT,
+			cfg->watermark_pct, "WATERMARK_PCT: outside 1..100");
+	SKYPROF_GET_U32(info, SKYPROF_A_BUDGET_PCT, 1, 100, SKYPROF_BUDGET_PCT_DEFAULT,
+			cfg->budget_pct, "BUDGET_PCT: outside 1..100");
+	/* A worst-case record must fit twice: the reader always makes progress. */
+	if (2ULL * skyprof_record_max(cfg) > ((u64)cfg->ring_pages << PAGE_SHIFT)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_RING_PAGES],
+				    "RING_PAGES: too small for MAX_DEPTH and USTACK_BYTES");
+		return -EINVAL;
+	}
+	ret = skyprof_parse_targets(info, cfg);
+	return ret;
+}
+
+static u32 skyprof_caps(void)
+{
+	u32 caps = SKYPROF_CAP_HRTIMER | SKYPROF_CAP_USTACK_COPY;
+
+	if (skyprof_perf_hw_available())
+		caps |= SKYPROF_CAP_PERF_HW;
+	if (skyprof_perf_sw_available())
+		caps |= SKYPROF_CAP_PERF_SW;
+	if (skyprof_filter_cgroup_supported())
+		caps |= SKYPROF_CAP_CGROUP;
+	return caps;
+}
+
+static int skyprof_cmd_get_info(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	ret = skyprof_check_perm(skb, info);
+	if (ret)
+		return ret;
+	ret = skyprof_check_allowed(info, NULL, 0);
+	if (ret)
+		return ret;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &skyprof_genl_family, 0, SKYPROF_CMD_GET_INFO);
+	if (!hdr)
+		goto err_size;
+	if (nla_put_string(msg, SKYPROF_A_MODULE_VERSION, SKYPROF_VERSION) ||
+	    nla_put_u32(msg, SKYPROF_A_ABI_VERSION, SKYPROF_ABI_VERSION) ||
+	    nla_put_u32(msg, SKYPROF_A_CAPS, skyprof_caps()) ||
+	    nla_put_u32(msg, SKYPROF_A_NR_CPU_IDS, nr_cpu_ids) ||
+	    nla_put_u32(msg, SKYPROF_A_MAX_SESSIONS, SKYPROF_MAX_SESSIONS) ||
+	    nla_put_u32(msg, SKYPROF_A_ACTIVE_SESSIONS, skyprof_sessions_active()) ||
+	    nla_put_u32(msg, SKYPROF_A_FREQ_MAX, SKYPROF_FREQ_MAX) ||
+	    nla_put_u32(msg, SKYPROF_A_RING_PAGES_MAX, SKYPROF_RING_PAGES_MAX) ||
+	    nla_put_u32(msg, SKYPROF_A_PAGE_SIZE, PAGE_SIZE) ||
+	    nla_put_u64_64bit(msg, SKYPROF_A_RING_BYTES, skyprof_ring_bytes(), SKYPROF_A_PAD))
+		goto err_size;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_size:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static const u8 skyprof_start_attrs[] = {
+	SKYPROF_A_MODE, SKYPROF_A_CLOCK, SKYPROF_A_FREQ, SKYPROF_A_FLAGS,
+	SKYPROF_A_MAX_DEPTH, SKYPROF_A_USTACK_BYTES, SKYPROF_A_OFFCPU_MIN_NS,
+	SKYPROF_A_RING_PAGES, SKYPROF_A_WATERMARK_PCT, SKYPROF_A_BUDGET_PCT,
+	SKYPROF_A_TARGET_TGIDS, SKYPROF_A_TARGET_CGROUP,
+};
+
+static int skyprof_cmd_session_start(struct sk_buff *skb, struct genl_info *info)
+{
+	struct skyprof_config cfg = {};
+	struct skyprof_start_reply reply;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	ret = skyprof_check_perm(skb, info);
+	if (ret)
+		return ret;
+	ret = skyprof_check_allowed(info, skyprof_start_attrs, ARRAY_SIZE(skyprof_start_attrs));
+	if (ret)
+		return ret;
+	ret = skyprof_parse_config(info, &cfg);
+	if (ret) {
+		kfree(cfg.tgids);
+		kfree(cfg.cgroup_path);
+		return ret;
+	}
+	/* Allocated before the start so that the reply cannot fail after it. */
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		kfree(cfg.tgids);
+		kfree(cfg.cgroup_path);
+		return -ENOMEM;
+	}
+	ret = skyprof_session_start(&cfg, info->snd_portid, info->extack, &reply);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	hdr = genlmsg_put_reply(msg, info, &skyprof_genl_family, 0, SKYPROF_CMD_SESSION_START);
+	if (!hdr ||
+	    nla_put_u32(msg, SKYPROF_A_SESSION_ID, reply.id) ||
+	    nla_put_u64_64bit(msg, SKYPROF_A_SESSION_TOKEN, reply.token, SKYPROF_A_PAD) ||
+	    nla_put_u32(msg, SKYPROF_A_CLOCK_USED, reply.clock_used) ||
+	    nla_put_u64_64bit(msg, SKYPROF_A_RING_DATA_SIZE, reply.data_size, SKYPROF_A_PAD) ||
+	    nla_put_u32(msg, SKYPROF_A_NR_CPU_IDS, nr_cpu_ids) ||
+	    nla_put_u32(msg, SKYPROF_A_PAGE_SIZE, PAGE_SIZE)) {
+		/* Cannot happen with NLMSG_DEFAULT_SIZE; do not leak the session. */
+		nlmsg_free(msg);
+		skyprof_session_stop(reply.id, info->snd_portid, NULL);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static const u8 skyprof_id_attrs[] = { SKYPROF_A_SESSION_ID };
+
+static int skyprof_get_id(struct genl_info *info, u32 *id)
+{
+	int ret = skyprof_check_allowed(info, skyprof_id_attrs, ARRAY_SIZE(skyprof_id_attrs));
+
+	if (ret)
+		return ret;
+	if (!info->attrs[SKYPROF_A_SESSION_ID]) {
+		NL_SET_ERR_MSG_MOD(info->extack, "SESSION_ID missing");
+		return -EINVAL;
+	}
+	*id = nla_get_u32(info->attrs[SKYPROF_A_SESSION_ID]);
+	if (!*id) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_SESSION_ID],
+				    "SESSION_ID: 0 is never a session");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int skyprof_cmd_session_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 id;
+	int ret;
+
+	ret = skyprof_check_perm(skb, info);
+	if (ret)
+		return ret;
+	ret = skyprof_get_id(info, &id);
+	if (ret)
+		return ret;
+	return skyprof_session_stop(id, info->snd_portid, info->extack);
+}
+
+static int skyprof_put_cpu_stats(struct sk_buff *msg, unsigned int cpu,
+				 const struct skyprof_cpu_stats *st)
+{
+	struct nlattr *nest = nla_nest_start(msg, SKYPROF_A_CPU_STATS);
+
+	if (!nest ||
+	    nla_put_u32(msg, SKYPROF_STAT_CPU, cpu) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_SAMPLES, st->samples, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_DROPS, st->drops, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_UNWIND_ERRORS, st->unwind_errors,
+			      SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_HANDLER_NS, st->handler_ns, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_HANDLER_MAX_NS, st->handler_max_ns,
+			      SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_THROTTLED, st->throttled, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_FILTERED, st->filtered, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_NESTED, st->nested, SKYPROF_STAT_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int skyprof_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
+{
+	struct skyprof_cpu_stats st;
+	struct skyprof_session *s;
+	struct sk_buff *msg;
+	unsigned int cpu;
+	void *hdr;
+	u32 id;
+	int ret;
+
+	ret = skyprof_check_perm(skb, info);
+	if (ret)
+		return ret;
+	ret = skyprof_get_id(info, &id);
+	if (ret)
+		return ret;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + nr_cpu_ids * 160, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &skyprof_genl_family, 0, SKYPROF_CMD_GET_STATS);
+	if (!hdr)
+		goto err_size;
+	mutex_lock(&skyprof_sessions_mutex);
+	s = skyprof_session_find(id);
+	if (!s) {
+		mutex_unlock(&skyprof_sessions_mutex);
+		nlmsg_free(msg);
+		NL_SET_ERR_MSG_MOD(info->extack, "no such session");
+		return -ENOENT;
+	}
+	ret = nla_put_u32(msg, SKYPROF_A_SESSION_ID, id);
+	for_each_possible_cpu(cpu) {
+		if (ret)
+			break;
+		skyprof_session_read_stats(s, cpu, &st);
+		ret = skyprof_put_cpu_stats(msg, cpu, &st);
+	}
+	mutex_unlock(&skyprof_sessions_mutex);
+	if (ret)
+		goto err_size;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_size:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+/* Multicast to the events group; process context. No listener is fine. */
+void skyprof_genl_event(u32 event, u32 session_id, u32 reason, int cpu)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &skyprof_genl_family, 0, SKYPROF_CMD_EVENT);
+	if (!hdr ||
+	    nla_put_u32(msg, SKYPROF_A_EVENT, event) ||
+	    nla_put_u32(msg, SKYPROF_A_SESSION_ID, session_id) ||
+	    (event == SKYPROF_EVENT_SESSION_ENDED &&
+	     nla_put_u32(msg, SKYPROF_A_END_REASON, reason)) ||
+	    (cpu >= 0 && nla_put_u32(msg, SKYPROF_A_CPU, cpu))) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&skyprof_genl_family, msg, 0, 0, GFP_KERNEL);
+}
+
+static const struct genl_ops skyprof_genl_ops[] = {
+	{
+		.cmd = SKYPROF_CMD_GET_INFO,
+		.doit = skyprof_cmd_get_info,
+	},
+	{
+		.cmd = SKYPROF_CMD_SESSION_START,
+		.doit = skyprof_cmd_session_start,
+	},
+	{
+		.cmd = SKYPROF_CMD_SESSION_STOP,
+		.doit = skyprof_cmd_session_stop,
+	},
+	{
+		.cmd = SKYPROF_CMD_GET_STATS,
+		.doit = skyprof_cmd_get_stats,
+	},
+};
+
+static const struct genl_multicast_group skyprof_mcgrps[] = {
+	{
+		.name = SKYPROF_MCGRP_EVENTS,
+	},
+};
+
+static struct genl_family skyprof_genl_family __ro_after_init = {
+	.name = SKYPROF_GENL_NAME,
+	.version = SKYPROF_GENL_VERSION,
+	.maxattr = SKYPROF_A_MAX,
+	.policy = skyprof_policy,
+	.netnsok = false,
+	.module = THIS_MODULE,
+	.ops = skyprof_genl_ops,
+	.n_ops = ARRAY_SIZE(skyprof_genl_ops),
+	.mcgrps = skyprof_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(skyprof_mcgrps),
+};
+
+int skyprof_genl_init(void)
+{
+	return genl_register_family(&skyprof_genl_family);
+}
+
+void skyprof_genl_exit(void)
+{
+	genl_unregister_family(&skyprof_genl_family);
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interfaces between the files of skyprof.ko. One concept per file:
+ *   module.c          init/exit order
+ *   genl.c            the generic netlink family (the whole control contract)
+ *   session.c         session table, lifetime, CPU hotplug, owner tracking
+ *   ring.c            per-CPU mmap'ed rings (producer side)
+ *   sample.c          the sample handler shared by every source
+ *   filter.c          target selection (tgids, cgroup, kernel threads, idle)
+ *   budget.c          per-CPU time budget (throttling)
+ *   source_perf.c     perf_event kernel counters (hw cycles, sw cpu-clock)
+ *   source_hrtimer.c  per-CPU pinned hard hrtimers
+ *   unwind_kernel.c   kernel stacks through the arch unwinder
+ *   unwind_user.c     user regs, frame-pointer walk, raw user-stack copy
+ *   chardev.c         /dev/skyprof: bind, mmap, poll
+ */
+#ifndef SKYPROF_KMOD_H
+#define SKYPROF_KMOD_H
+
+#include <linux/types.h>
+#include <linux/cpuhotplug.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <skyprof.h>
+#include "compat/compat.h"
+
+struct cgroup;
+struct perf_event;
+struct pt_regs;
+struct task_struct;
+
+/* ---- ring.c ------------------------------------------------------------ */
+
+/* One CPU's ring. Producer state lives here, in kernel memory. */
+struct skyprof_ring {
+	struct skyprof_ring_ctl *ctl;	/* vmalloc_user page, mapped rw */
+	void *data;			/* vmalloc_user area, mapped ro */
+	u64 size;			/* bytes, power of two */
+	u64 head;			/* producer-private free-running head */
+	u64 lost;
+	u64 written;
+	u64 watermark;			/* bytes used that trigger a wakeup */
+};
+
+/*
+ * All rings of a session. Referenced by the session and by every file bound
+ * to it (a mapping holds its file), so the memory outlives the session until
+ * the last reader is gone.
+ */
+struct skyprof_rings {
+	struct kref ref;
+	wait_queue_head_t wq;		/* poll() readers */
+	bool ended;			/* the session is gone: EPOLLHUP */
+	u64 data_size;
+	unsigned int nr;		/* nr_cpu_ids */
+	struct skyprof_ring *ring[];	/* NULL for CPUs that are not possible */
+};
+
+struct skyprof_rings *skyprof_rings_alloc(u32 pages, u32 watermark_pct);
+void skyprof_rings_get(struct skyprof_rings *rings);
+void skyprof_rings_put(struct skyprof_rings *rings);
+void skyprof_rings_end(struct skyprof_rings *rings);
+bool skyprof_rings_readable(struct skyprof_rings *rings);
+u64 skyprof_ring_bytes(void);
+
+void *skyprof_ring_reserve(struct skyprof_ring *ring, u32 size);
+bool skyprof_ring_commit(struct skyprof_ring *ring, u32 size);
+void skyprof_ring_lost(struct skyprof_ring *ring);
+
+/* ---- budget.c ---------------------------------------------------------- */
+
+struct skyprof_budget {
+	u64 window_start;
+	u64 used_ns;
+	u64 limit_ns;			/* per window */
+	bool over;			/* the current window is exhausted */
+};
+
+void skyprof_budget_init(struct skyprof_budget *b, u32 pct);
+bool skyprof_budget_allow(struct skyprof_budget *b, u64 now);
+bool skyprof_budget_charge(struct skyprof_budget *b, u64 ns);
+
+/* ---- session.c --------------------------------------------------------- */
+
+struct skyprof_cpu_stats {
+	u64 samples;
+	u64 drops;
+	u64 unwind_errors;
+	u64 handler_ns;
+	u64 handler_max_ns;
+	u64 throttled;
+	u64 filtered;
+	u64 nested;
+};
+
+/* Bits of skyprof_pcpu.pending, set by the handler, consumed by irq_work. */
+#define SKYPROF_PEND_WATERMARK	0
+#define SKYPROF_PEND_THROTTLED	1
+
+/*
+ * Per session, per CPU. Everything but the stats is touched only by code
+ * running on that CPU (the source's handler, the cpuhp callbacks, which run
+ * on the CPU concerned) or after the source is torn down.
+ */
+struct skyprof_pcpu {
+	struct skyprof_session *s;
+	unsigned int cpu;
+	int busy;			/* nesting guard of the handler */
+	bool armed;			/* source running on this CPU */
+	struct perf_event *event;
+	struct hrtimer timer;
+	struct skyprof_ring *ring;
+	void *scratch;			/* one record under construction */
+	struct skyprof_budget budget;
+	struct skyprof_cpu_stats st;	/* written by this CPU, read with READ_ONCE */
+	unsigned long pending;		/* SKYPROF_PEND_* */
+	struct irq_work work;		/* wakeups out of NMI/hardirq */
+};
+
+struct skyprof_config {
+	u32 mode;
+	u32 clock;
+	u32 freq;
+	u32 flags;
+	u32 max_depth;
+	u32 ustack_bytes;
+	u32 ring_pages;
+	u32 watermark_pct;
+	u32 budget_pct;
+	u64 offcpu_min_ns;
+	u32 *tgids;			/* sorted, unique; owned by the config */
+	u32 nr_tgids;
+	char *cgroup_path;		/* owned by the config */
+};
+
+struct skyprof_session {
+	u32 id;
+	u64 token;
+	u32 portid;			/* owning netlink socket */
+	struct skyprof_config cfg;
+	u32 clock_used;
+	u64 period_ns;
+	u32 max_rec;			/* worst-case record size */
+	struct cgroup *cgrp;		/* target cgroup, referenced */
+	bool running;			/* READ_ONCE in handlers */
+	bool starting;			/* cpuhp callbacks may fail the start */
+	bool ending;			/* under skyprof_sessions_lock */
+	u32 end_reason;
+	struct hlist_node cpuhp_node;
+	struct skyprof_pcpu __percpu *pcpu;
+	struct skyprof_rings *rings;
+	unsigned long *wm_cpus;		/* CPUs whose watermark event is due */
+	unsigned long *thr_cpus;	/* CPUs whose throttle event is due */
+	struct work_struct event_work;	/* multicasts wm/throttle events */
+	struct work_struct end_work;	/* teardown after the owner closed */
+};
+
+struct skyprof_start_reply {
+	u32 id;
+	u64 token;
+	u32 clock_used;
+	u64 data_size;
+};
+
+int skyprof_sessions_init(void);
+void skyprof_sessions_end_all(void);
+void skyprof_sessions_exit(void);
+int skyprof_session_start(struct skyprof_config *cfg, u32 portid,
+			  struct netlink_ext_ack *extack, struct skyprof_start_reply *reply);
+int skyprof_session_stop(u32 id, u32 portid, struct netlink_ext_ack *extack);
+unsigned int skyprof_sessions_active(void);
+struct skyprof_rings *skyprof_session_bind(u32 id, u64 token);
+extern struct mutex skyprof_sessions_mutex;
+struct skyprof_session *skyprof_session_find(u32 id);	/* mutex held */
+void skyprof_session_read_stats(struct skyprof_session *s, unsigned int cpu,
+				struct skyprof_cpu_stats *out);
+u32 skyprof_record_max(const struct skyprof_config *cfg);
+
+/* ---- sample.c ---------------------------------------------------------- */
+
+void skyprof_sample(struct skyprof_pcpu *pc, struct pt_regs *regs);
+
+/* ---- filter.c ---------------------------------------------------------- */
+
+int skyprof_filter_setup(struct skyprof_session *s, struct netlink_ext_ack *extack);
+void skyprof_filter_release(struct skyprof_session *s);
+bool skyprof_filter_match(struct skyprof_session *s, struct task_struct *task);
+bool skyprof_filter_cgroup_supported(void);
+
+/* ---- sources ----------------------------------------------------------- */
+
+bool skyprof_perf_hw_available(void);
+bool skyprof_perf_sw_available(void);
+int skyprof_perf_start_cpu(struct skyprof_pcpu *pc);
+void skyprof_perf_stop_cpu(struct skyprof_pcpu *pc);
+void skyprof_perf_init(void);
+
+int skyprof_hrtimer_start_cpu(struct skyprof_pcpu *pc);
+void skyprof_hrtimer_stop_cpu(struct skyprof_pcpu *pc);
+
+/* ---- unwinding --------------------------------------------------------- */
+
+unsigned int skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsigned int max,
+				   u32 *flags, bool *err);
+struct pt_regs *skyprof_user_regs(struct pt_regs *regs);
+unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int max,
+				 u32 *flags);
+bool skyprof_fill_user_regs(struct skyprof_user_regs *out, struct pt_regs *uregs);
+u32 skyprof_copy_ustack(struct pt_regs *uregs, void *dst, u32 bytes);
+
+/* ---- genl.c ------------------------------------------------------------ */
+
+int skyprof_genl_init(void);
+void skyprof_genl_exit(void);
+void skyprof_genl_event(u32 event, u32 session_id, u32 reason, int cpu);
+
+/* ---- chardev.c --------------------------------------------------------- */
+
+int skyprof_chardev_init(void);
+void skyprof_chardev_exit(void);
+
+#endif /* SKYPROF_KMOD_H */

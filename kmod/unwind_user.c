@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User stacks from the sample handler (hardirq or NMI): the task's user
+ * registers, a frame-pointer walk over them, and an optional raw copy of the
+ * top of the user stack (+ registers) for DWARF unwinding in user space.
+ *
+ * Rules (compat.md sections 1.4, 5, 6): user memory only through the nofault
+ * copy with pagefaults disabled, our own < TASK_SIZE check before every
+ * copy, no user capture for kernel threads, tasks without an mm (exiting)
+ * or user registers that are not (yet) populated.
+ */
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#ifdef CONFIG_X86
+#include <asm/perf_regs.h>
+#endif
+
+#include "skyprof_kmod.h"
+
+#ifndef PF_IO_WORKER
+#define PF_IO_WORKER 0
+#endif
+#ifndef PF_USER_WORKER
+#define PF_USER_WORKER 0
+#endif
+
+/* The user registers of current for this tick, or NULL if unknown. */
+struct pt_regs *skyprof_user_regs(struct pt_regs *regs)
+{
+	struct pt_regs *uregs;
+
+	if (!current->mm || (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)))
+		return NULL;
+	if (user_mode(regs))
+		return regs;
+	/* In the kernel on behalf of the task: its entry frame, if built. */
+	uregs = task_pt_regs(current);
+	return user_mode(uregs) ? uregs : NULL;
+}
+
+/* A user range [addr, addr + len) that may be handed to the copy. */
+static __always_inline bool skyprof_user_range_ok(unsigned long addr, unsigned long len)
+{
+	return addr < TASK_SIZE && len <= TASK_SIZE - addr;
+}
+
+static __always_inline bool skyprof_read_user(void *dst, unsigned long addr, unsigned long len)
+{
+	if (!skyprof_user_range_ok(addr, len))
+		return false;
+	return skyprof_copy_user_nmi(dst, (const void __user *)addr, len) == 0;
+}
+
+/*
+ * Frame-pointer walk: ips[0] = user pc, then the return address of each
+ * {saved fp, return address} frame, which must lie strictly above the
+ * previous one. Returns the number of ips.
+ */
+unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int max,
+				 u32 *flags)
+{
+	unsigned long fp = 0, sp = user_stack_pointer(uregs);
+	unsigned int n = 0;
+	bool wide = true;
+
+	if (!max)
+		return 0;
+	ips[n++] = instruction_pointer(uregs);
+#ifdef CONFIG_X86
+	fp = uregs->bp;
+#endif
+#ifdef CONFIG_X86_64
+	wide = user_64bit_mode(uregs);
+#endif
+	while (fp) {
+		unsigned long next, ret;
+
+		if (fp < sp || (fp & (wide ? 7 : 3)))
+			break;
+		if (wide) {
+			u64 frame[2];
+
+			if (!skyprof_read_user(frame, fp, sizeof(frame))) {
+				*flags |= SKYPROF_SF_USTACK_FAULT;
+				break;
+			}
+			next = frame[0];
+			ret = frame[1];
+		} else {
+			u32 frame[2];
+
+			if (!skyprof_read_user(frame, fp, sizeof(frame))) {
+				*flags |= SKYPROF_SF_USTACK_FAULT;
+				break;
+			}
+			next = frame[0];
+			ret = frame[1];
+		}
+		if (!ret)
+			break;
+		if (n >= max) {
+			*flags |= SKYPROF_SF_USTACK_TRUNC;
+			break;
+		}
+		ips[n++] = ret;
+		if (next <= fp)
+			break;
+		sp = fp;
+		fp = next;
+	}
+	return n;
+}
+
+/* perf-compatible user registers (PERF_REG_X86_* numbering). */
+bool skyprof_fill_user_regs(struct skyprof_user_regs *out, struct pt_regs *uregs)
+{
+	memset(out, 0, sizeof(*out));
+#ifdef CONFIG_X86
+	out->regs[PERF_REG_X86_AX] = uregs->ax;
+	out->regs[PERF_REG_X86_BX] = uregs->bx;
+	out->regs[PERF_REG_X86_CX] = uregs->cx;
+	out->regs[PERF_REG_X86_DX] = uregs->dx;
+	out->regs[PERF_REG_X86_SI] = uregs->si;
+	out->regs[PERF_REG_X86_DI] = uregs->di;
+	out->regs[PERF_REG_X86_BP] = uregs->bp;
+	out->regs[PERF_REG_X86_SP] = uregs->sp;
+	out->regs[PERF_REG_X86_IP] = uregs->ip;
+	out->regs[PERF_REG_X86_FLAGS] = uregs->flags;
+	out->regs[PERF_REG_X86_CS] = uregs->cs;
+	out->regs[PERF_REG_X86_SS] = uregs->ss;
+	out->mask = GENMASK_ULL(PERF_REG_X86_SS, PERF_REG_X86_AX);
+	out->abi = SKYPROF_REGS_ABI_32;
+#ifdef CONFIG_X86_64
+	if (user_64bit_mode(uregs)) {
+		out->regs[PERF_REG_X86_R8] = uregs->r8;
+		out->regs[PERF_REG_X86_R9] = uregs->r9;
+		out->regs[PERF_REG_X86_R10] = uregs->r10;
+		out->regs[PERF_REG_X86_R11] = uregs->r11;
+		out->regs[PERF_REG_X86_R12] = uregs->r12;
+		out->regs[PERF_REG_X86_R13] = uregs->r13;
+		out->regs[PERF_REG_X86_R14] = uregs->r14;
+		out->regs[PERF_REG_X86_R15] = uregs->r15;
+		out->mask |= GENMASK_ULL(PERF_REG_X86_R15, PERF_REG_X86_R8);
+		out->abi = SKYPROF_REGS_ABI_64;
+	}
+#endif
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Copies up to bytes of the user stack from sp upward into dst, zero-pads
+ * the copy to 8 bytes and returns the number of bytes really copied. A copy
+ * that faults (past the top of the stack) keeps what came before the fault.
+ */
+u32 skyprof_copy_ustack(struct pt_regs *uregs, void *dst, u32 bytes)
+{
+	unsigned long sp = user_stack_pointer(uregs);
+	unsigned long n = bytes, left;
+	u32 copied;
+
+	if (sp >= TASK_SIZE)
+		return 0;
+	if (n > TASK_SIZE - sp)
+		n = TASK_SIZE - sp;
+	left = skyprof_copy_user_nmi(dst, (const void __user *)sp, n);
+	copied = n - left;
+	if (copied & 7)
+		memset(dst + copied, 0, 8 - (copied & 7));
+	return copied;
+}
