@@ -156,8 +156,7 @@ static int resolve_targets(struct capture *c, const struct record_opts *o, uint3
 	case TARGET_PIDS:
 		for (uint32_t i = 0; i < o->nr_pids; i++) {
 			if (!pid_exists(o->pids[i])) {
-				snprintf(c->err, sizeof(c->err), "no such process: %u",
-					 o->pids[i]);
+				snprintf(c->err, sizeof(c->err), "no such process: %u", o->pids[i]);
 				return -ESRCH;
 			}
 			tgids[i] = tgid_of(o->pids[i]);
@@ -170,8 +169,8 @@ static int resolve_targets(struct capture *c, const struct record_opts *o, uint3
 		s->flags |= SKYPROF_F_KTHREADS;
 		return 0;
 	case TARGET_CGROUP:
-		ret = cgroup_hierarchy_path(o->cgroup, NULL, c->cgroup_path,
-					    sizeof(c->cgroup_path), c->err, sizeof(c->err));
+		ret = cgroup_hierarchy_path(o->cgroup, NULL, c->cgroup_path, sizeof(c->cgroup_path),
+					    c->err, sizeof(c->err));
 		if (ret)
 			return ret;
 		s->cgroup = c->cgroup_path;
@@ -182,7 +181,7 @@ static int resolve_targets(struct capture *c, const struct record_opts *o, uint3
 
 int capture_prepare(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid)
 {
-	static uint32_t tgids[SKYPROF_MAX_TGIDS];	/* one capture per process */
+	static uint32_t tgids[SKYPROF_MAX_TGIDS]; /* one capture per process */
 	struct control_session_opts *s = &c->sopts;
 	enum control_open_failure why;
 	int ret;
@@ -286,7 +285,7 @@ int capture_finish(struct capture *c, ring_sample_fn fn, void *arg,
 		return 0;
 	ret = control_session_stop(c->ctl, c->sess.id);
 	if (ret == -ENOENT)
-		ret = 0;	/* ended meanwhile */
+		ret = 0; /* ended meanwhile */
 	if (ret)
 		snprintf(c->err, sizeof(c->err), "%s", control_error(c->ctl));
 	return ret;
@@ -296,6 +295,6 @@ void capture_close(struct capture *c)
 {
 	ring_close(c->ring);
 	c->ring = NULL;
-	control_close(c->ctl);	/* ends the session too, if it still runs */
+	control_close(c->ctl); /* ends the session too, if it still runs */
 	c->ctl = NULL;
 }

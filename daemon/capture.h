@@ -24,9 +24,9 @@ struct capture {
 	struct control_session_opts sopts;
 	struct ring *ring;
 	char cgroup_path[SKYPROF_CGROUP_PATH_MAX];
-	uint32_t extra_tgid;	/* the `-- CMD` child, when it is the target */
+	uint32_t extra_tgid; /* the `-- CMD` child, when it is the target */
 	uint64_t start_mono_ns;
-	bool ended;		/* the module ended the session */
+	bool ended; /* the module ended the session */
 	uint32_t end_reason;
 	char err[512];
 };

@@ -17,8 +17,8 @@
 #define MAX_MOUNTS 16
 
 struct cg_mount {
-	char point[SKYPROF_CGROUP_PATH_MAX];	/* where it is mounted */
-	char root[SKYPROF_CGROUP_PATH_MAX];	/* the subtree of the hierarchy it shows */
+	char point[SKYPROF_CGROUP_PATH_MAX]; /* where it is mounted */
+	char root[SKYPROF_CGROUP_PATH_MAX];  /* the subtree of the hierarchy it shows */
 };
 
 int cgroup_normalize(const char *in, char *out, size_t outlen)
@@ -88,10 +88,10 @@ static bool parse_mountinfo_line(char *line, struct cg_mount *m)
 			dash = !strcmp(tok, "-");
 			continue;
 		}
-		field[5] = tok;	/* fstype */
+		field[5] = tok; /* fstype */
 		break;
 	}
-	if (n < 5 || !field[5] || strcmp(field[5], "cgroup2"))
+	if (n < 5 || !field[5] || strcmp(field[5], "cgroup2") != 0)
 		return false;
 	unescape(field[3]);
 	unescape(field[4]);
@@ -123,7 +123,7 @@ static const char *below(const char *path, const char *prefix)
 
 	if (!strcmp(prefix, "/"))
 		return path;
-	if (strncmp(path, prefix, n))
+	if (strncmp(path, prefix, n) != 0)
 		return NULL;
 	if (path[n] == '\0')
 		return "/";
@@ -153,7 +153,7 @@ static int join(const char *root, const char *rel, char *out, size_t outlen)
 int cgroup_hierarchy_path(const char *in, const char *mountinfo, char *out, size_t outlen,
 			  char *err, size_t errlen)
 {
-	static struct cg_mount mounts[MAX_MOUNTS];	/* ~128 KiB: not on the stack */
+	static struct cg_mount mounts[MAX_MOUNTS]; /* ~128 KiB: not on the stack */
 	char norm[SKYPROF_CGROUP_PATH_MAX];
 	const struct cg_mount *best = NULL;
 	const char *rel = NULL;
@@ -185,7 +185,7 @@ int cgroup_hierarchy_path(const char *in, const char *mountinfo, char *out, size
 		const char *r = below(norm, mounts[i].point);
 		size_t len = strlen(mounts[i].point);
 
-		if (r && strcmp(mounts[i].point, "/") && len > best_len) {
+		if (r && strcmp(mounts[i].point, "/") != 0 && len > best_len) {
 			best = &mounts[i];
 			best_len = len;
 			rel = r;

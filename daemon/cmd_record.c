@@ -31,7 +31,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: skyprof record [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d SECONDS]\n"
+		"usage: skyprof record [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d "
+		"SECONDS]\n"
 		"                      [--clock auto|perf|hrtimer] [--offcpu] [--dwarf[=BYTES]]\n"
 		"                      [--no-kernel | --no-user] [-o FILE]... [-- CMD [ARGS...]]\n"
 		"\n"
@@ -49,17 +50,17 @@ static void usage(FILE *f)
 		"  -- CMD [ARGS...]        run CMD and profile it until it exits; with -p, -a or\n"
 		"                          --cgroup the command only bounds the run (as perf)\n"
 		"Sampling:\n"
-		"  -F, --freq HZ           samples per second per CPU (1..%u, default %u)\n"
+		"  -F, --freq HZ           samples per second per CPU (1..%d, default %d)\n"
 		"  -d, --duration TIME     stop after TIME (30, 30s, 500ms, 2m); with -- CMD the\n"
 		"                          command is terminated then\n"
 		"  --clock auto|perf|perf-hw|perf-sw|hrtimer\n"
 		"                          the sampling clock (auto: cycles, else cpu-clock,\n"
 		"                          else a timer; perf: cycles or cpu-clock)\n"
 		"  --offcpu                record where tasks block, weighted by blocked time\n"
-		"  --dwarf[=BYTES]         also copy BYTES of user stack per sample (default %u)\n"
+		"  --dwarf[=BYTES]         also copy BYTES of user stack per sample (default %d)\n"
 		"                          for DWARF unwinding of code without frame pointers\n"
 		"  --no-kernel, --no-user  leave out the kernel or the user stack\n"
-		"  --max-depth N           frames per stack (1..%u)\n"
+		"  --max-depth N           frames per stack (1..%d)\n"
 		"  --ring-pages N          ring size per CPU in pages (power of two)\n"
 		"  -o, --output FILE       write FILE; may be repeated\n"
 		"  -h, --help              this text\n"
@@ -95,8 +96,8 @@ static void install_signals(void)
 /* The command, forked and waiting for the go byte on a pipe. */
 struct child {
 	pid_t pid;
-	int go_fd;	/* write end: one byte releases it, closing it kills it */
-	int err_fd;	/* read end: exec's errno, or EOF once exec succeeded */
+	int go_fd;  /* write end: one byte releases it, closing it kills it */
+	int err_fd; /* read end: exec's errno, or EOF once exec succeeded */
 	bool exited;
 	int status;
 };
@@ -129,7 +130,7 @@ static int child_fork(struct child *ch, char **cmd)
 		close(go[1]);
 		close(er[0]);
 		if (read(go[0], &c, 1) != 1)
-			_exit(127);	/* the parent gave up before the session started */
+			_exit(127); /* the parent gave up before the session started */
 		signal(SIGPIPE, SIG_DFL);
 		execvp(cmd[0], cmd);
 		e = errno;
@@ -175,7 +176,7 @@ static void child_end(struct child *ch)
 	if (ch->pid <= 0)
 		return;
 	if (ch->go_fd >= 0)
-		close(ch->go_fd);	/* never released: it exits by itself */
+		close(ch->go_fd); /* never released: it exits by itself */
 	if (ch->err_fd >= 0)
 		close(ch->err_fd);
 	ch->go_fd = ch->err_fd = -1;
@@ -223,12 +224,13 @@ static void progress(const struct capture *c, const struct record_opts *o, uint6
 	double el = (double)(now - c->start_mono_ns) / 1e9;
 
 	if (o->duration_ns)
-		fprintf(stderr, "\rskyprof: %.1f s / %.1f s, %" PRIu64 " samples, %" PRIu64
-				" lost\033[K",
+		fprintf(stderr,
+			"\rskyprof: %.1f s / %.1f s, %" PRIu64 " samples, %" PRIu64 " lost\033[K",
 			el, (double)o->duration_ns / 1e9, samples, ring_lost(c->ring));
 	else
-		fprintf(stderr, "\rskyprof: %.1f s, %" PRIu64 " samples, %" PRIu64
-				" lost (Ctrl-C to stop)\033[K",
+		fprintf(stderr,
+			"\rskyprof: %.1f s, %" PRIu64 " samples, %" PRIu64
+			" lost (Ctrl-C to stop)\033[K",
 			el, samples, ring_lost(c->ring));
 }
 
@@ -288,14 +290,15 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 		skipped += rs->skipped[i];
 	if (rs->framing_errors || rs->head_errors || skipped || rs->cpu_mismatch)
 		fprintf(stderr,
-			"skyprof: warning: malformed ring data: %" PRIu64 " framing errors (%" PRIu64
-			" bytes dropped), %" PRIu64 " bad heads, %" PRIu64 " records skipped, %" PRIu64
-			" on the wrong cpu\n",
+			"skyprof: warning: malformed ring data: %" PRIu64
+			" framing errors (%" PRIu64 " bytes dropped), %" PRIu64
+			" bad heads, %" PRIu64 " records skipped, %" PRIu64 " on the wrong cpu\n",
 			rs->framing_errors, rs->bytes_dropped, rs->head_errors, skipped,
 			rs->cpu_mismatch);
 	if (nst && written > run->samples + drops)
-		fprintf(stderr, "skyprof: note: the module wrote %" PRIu64 " samples, %" PRIu64
-				" were read\n",
+		fprintf(stderr,
+			"skyprof: note: the module wrote %" PRIu64 " samples, %" PRIu64
+			" were read\n",
 			written, run->samples);
 }
 
@@ -305,7 +308,7 @@ static int write_outputs(struct profile *prof, const struct record_opts *o, cons
 
 	for (size_t i = 0; i < o->nr_outputs; i++) {
 		if (output_write(prof, o->outputs[i], formats[i]))
-			rc = 1;	/* output_write said why */
+			rc = 1; /* output_write said why */
 		else
 			fprintf(stderr, "skyprof: wrote %s\n", o->outputs[i]);
 	}
@@ -341,7 +344,7 @@ int cmd_record_main(int argc, char **argv)
 	for (size_t i = 0; i < o.nr_outputs; i++) {
 		formats[i] = output_format_from_path(o.outputs[i]);
 		if (formats[i] < 0)
-			return 2;	/* it said why */
+			return 2; /* it said why */
 	}
 
 	install_signals();
@@ -398,7 +401,8 @@ int cmd_record_main(int argc, char **argv)
 			}
 		}
 		if (o.duration_ns && o.duration_ns - (now - cap.start_mono_ns) < 100000000ull)
-			timeout_ms = (int)((o.duration_ns - (now - cap.start_mono_ns)) / 1000000) + 1;
+			timeout_ms =
+				(int)((o.duration_ns - (now - cap.start_mono_ns)) / 1000000) + 1;
 		if (capture_poll(&cap, timeout_ms, on_sample, &run) < 0 && !run.error) {
 			fprintf(stderr, "%sskyprof record: %s\n", tty ? "\n" : "", cap.err);
 			break;

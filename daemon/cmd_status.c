@@ -79,9 +79,9 @@ int cmd_status_main(int argc, char **argv)
 	printf("skyprof:    %s (ABI %d)\n", SKYPROF_VERSION, SKYPROF_ABI_VERSION);
 	ret = control_open(&c, &why, err, sizeof(err));
 	if (ret) {
-		printf("module:     %s\n", why == CONTROL_NO_MODULE	  ? "not loaded"
-				       : why == CONTROL_BAD_VERSION ? "too old"
-								    : "unreachable");
+		printf("module:     %s\n", why == CONTROL_NO_MODULE	? "not loaded"
+					   : why == CONTROL_BAD_VERSION ? "too old"
+									: "unreachable");
 		fprintf(stderr, "skyprof status: %s\n", err);
 		return 1;
 	}

@@ -24,7 +24,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: skyprof top [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d SECONDS]\n"
-		"                   [-n LINES] [--clock auto|perf|hrtimer] [--no-kernel|--no-user]\n"
+		"                   [-n LINES] [--clock auto|perf|hrtimer] "
+		"[--no-kernel|--no-user]\n"
 		"\n"
 		"Samples like `skyprof record` and shows, refreshed every few seconds, the\n"
 		"functions with the most samples of their own (self) and with those of their\n"
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 		"  -p, --pid PID[,PID...]  these processes\n"
 		"  -a, --all               the whole system\n"
 		"  --cgroup PATH           a cgroup v2 group (see `skyprof record --help`)\n"
-		"  -F, --freq HZ           samples per second per CPU (default %u)\n"
+		"  -F, --freq HZ           samples per second per CPU (default %d)\n"
 		"  -d, --delay SECONDS     refresh interval (default %.0f)\n"
 		"  -n, --lines N           functions shown (default: fit the terminal)\n"
 		"  -h, --help              this text\n",
@@ -77,8 +78,8 @@ static uint32_t screen_lines(const struct record_opts *o, bool tty)
 	return 25;
 }
 
-static void show(const struct capture *c, struct run *run, const struct record_opts *o,
-		 bool tty, struct func_share *top, uint32_t lines)
+static void show(const struct capture *c, struct run *run, const struct record_opts *o, bool tty,
+		 struct func_share *top, uint32_t lines)
 {
 	uint64_t total = profile_total_value(run->prof);
 	double el = (double)(capture_mono_ns() - c->start_mono_ns) / 1e9;

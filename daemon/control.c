@@ -44,8 +44,8 @@ struct reply {
 	struct control *c;
 	int (*parse)(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh);
 	void *arg;
-	int error;		/* -errno from the kernel's NLMSG_ERROR, or a parse error */
-	char extack[256];	/* the kernel's message, if any */
+	int error;	  /* -errno from the kernel's NLMSG_ERROR, or a parse error */
+	char extack[256]; /* the kernel's message, if any */
 	bool done;
 };
 
@@ -81,8 +81,7 @@ static struct nla_policy stat_policy[SKYPROF_STAT_MAX + 1] = {
 	[SKYPROF_STAT_NESTED] = { .type = NLA_U64 },
 };
 
-__attribute__((format(printf, 2, 3))) static void set_err(struct control *c, const char *fmt,
-							   ...)
+__attribute__((format(printf, 2, 3))) static void set_err(struct control *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -115,7 +114,8 @@ static void explain_no_module(char *err, size_t len)
 	if (path_exists("/sys/module/skyprof")) {
 		snprintf(err, len,
 			 "the skyprof module is loaded but its netlink family is missing: "
-			 "check `dmesg` for its load errors, then `rmmod skyprof; modprobe skyprof`");
+			 "check `dmesg` for its load errors, then `rmmod skyprof; modprobe "
+			 "skyprof`");
 		return;
 	}
 	if (uname(&u) == 0)
@@ -169,8 +169,7 @@ int control_open(struct control **out, enum control_open_failure *why, char *err
 
 	ret = genl_ctrl_alloc_cache(c->sk, &cache);
 	if (ret < 0) {
-		snprintf(err, errlen, "cannot list generic netlink families: %s",
-			 nl_geterror(ret));
+		snprintf(err, errlen, "cannot list generic netlink families: %s", nl_geterror(ret));
 		ret = -EIO;
 		goto fail;
 	}
@@ -190,7 +189,7 @@ int control_open(struct control **out, enum control_open_failure *why, char *err
 		*why = CONTROL_BAD_VERSION;
 		snprintf(err, errlen,
 			 "the loaded skyprof module is too old: netlink version %u, this skyprof "
-			 "needs %u (upgrade skyprof-dkms, then `rmmod skyprof; modprobe skyprof`)",
+			 "needs %d (upgrade skyprof-dkms, then `rmmod skyprof; modprobe skyprof`)",
 			 version, SKYPROF_GENL_VERSION);
 		ret = -EPROTO;
 		goto fail;
@@ -354,7 +353,7 @@ static int request(struct control *c, uint8_t cmd, const char *what, build_fn bu
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_ack, r);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, r);
 
-	ret = nl_send_auto(c->sk, msg);	/* asks for an ACK: auto-ack is on */
+	ret = nl_send_auto(c->sk, msg); /* asks for an ACK: auto-ack is on */
 	if (ret < 0) {
 		set_err(c, "%s: cannot send to the module: %s", what, nl_geterror(ret));
 		ret = -EIO;
@@ -720,8 +719,8 @@ const char *control_caps_string(uint32_t caps, char *buf, size_t len)
 		uint32_t bit;
 		const char *name;
 	} names[] = {
-		{ SKYPROF_CAP_PERF_HW, "perf-hw" },	  { SKYPROF_CAP_PERF_SW, "perf-sw" },
-		{ SKYPROF_CAP_HRTIMER, "hrtimer" },	  { SKYPROF_CAP_OFFCPU, "offcpu" },
+		{ SKYPROF_CAP_PERF_HW, "perf-hw" },	    { SKYPROF_CAP_PERF_SW, "perf-sw" },
+		{ SKYPROF_CAP_HRTIMER, "hrtimer" },	    { SKYPROF_CAP_OFFCPU, "offcpu" },
 		{ SKYPROF_CAP_USTACK_COPY, "ustack-copy" }, { SKYPROF_CAP_CGROUP, "cgroup" },
 	};
 	size_t used = 0;

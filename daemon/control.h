@@ -22,9 +22,9 @@ struct control;
 /* Why control_open failed, for callers that explain it (status, record). */
 enum control_open_failure {
 	CONTROL_OK,
-	CONTROL_NO_NETLINK,	/* cannot create or connect the socket */
-	CONTROL_NO_MODULE,	/* family "skyprof" not registered */
-	CONTROL_BAD_VERSION,	/* the family's version is not ours */
+	CONTROL_NO_NETLINK,  /* cannot create or connect the socket */
+	CONTROL_NO_MODULE,   /* family "skyprof" not registered */
+	CONTROL_BAD_VERSION, /* the family's version is not ours */
 };
 
 /*
@@ -39,7 +39,7 @@ const char *control_error(const struct control *c);
 struct control_info {
 	char module_version[64];
 	uint32_t abi_version;
-	uint32_t caps;		/* SKYPROF_CAP_* */
+	uint32_t caps; /* SKYPROF_CAP_* */
 	uint32_t nr_cpu_ids;
 	uint32_t max_sessions;
 	uint32_t active_sessions;
@@ -58,11 +58,11 @@ int control_check_abi(struct control *c, const struct control_info *info);
 
 /* Session options; a zero field means "the module's default" and is not sent. */
 struct control_session_opts {
-	uint32_t mode;		/* enum skyprof_mode (always sent) */
-	uint32_t clock;		/* enum skyprof_clock (always sent) */
+	uint32_t mode;	/* enum skyprof_mode (always sent) */
+	uint32_t clock; /* enum skyprof_clock (always sent) */
 	uint32_t freq;
 	bool has_flags;
-	uint32_t flags;		/* SKYPROF_F_* */
+	uint32_t flags; /* SKYPROF_F_* */
 	uint32_t max_depth;
 	uint32_t ustack_bytes;
 	uint64_t offcpu_min_ns;
@@ -71,13 +71,13 @@ struct control_session_opts {
 	uint32_t budget_pct;
 	const uint32_t *tgids;
 	uint32_t nr_tgids;
-	const char *cgroup;	/* path inside the cgroup2 hierarchy, or NULL */
+	const char *cgroup; /* path inside the cgroup2 hierarchy, or NULL */
 };
 
 struct control_session {
 	uint32_t id;
 	uint64_t token;
-	uint32_t clock_used;	/* enum skyprof_clock */
+	uint32_t clock_used; /* enum skyprof_clock */
 	uint64_t ring_data_size;
 };
 
@@ -97,14 +97,14 @@ int control_get_stats(struct control *c, uint32_t session_id, struct control_cpu
 
 /* Events: a second socket subscribed to the multicast group. */
 struct control_event {
-	uint32_t event;		/* enum skyprof_event */
+	uint32_t event; /* enum skyprof_event */
 	uint32_t session_id;
-	uint32_t end_reason;	/* enum skyprof_end_reason, SESSION_ENDED only */
-	uint32_t cpu;		/* RING_WATERMARK, THROTTLED */
+	uint32_t end_reason; /* enum skyprof_end_reason, SESSION_ENDED only */
+	uint32_t cpu;	     /* RING_WATERMARK, THROTTLED */
 };
 
 int control_subscribe_events(struct control *c);
-int control_event_fd(const struct control *c);	/* -1 when not subscribed */
+int control_event_fd(const struct control *c); /* -1 when not subscribed */
 /*
  * Read what is pending on the event socket without blocking and call fn for
  * each event. Returns 0 or -errno.

@@ -20,7 +20,7 @@
 
 size_t decode_max_record_size(void)
 {
-	return sizeof(struct skyprof_sample) + 2 * SKYPROF_MAX_DEPTH * sizeof(uint64_t) +
+	return sizeof(struct skyprof_sample) + 2 * (size_t)SKYPROF_MAX_DEPTH * sizeof(uint64_t) +
 	       sizeof(struct skyprof_user_regs) + SKYPROF_USTACK_MAX;
 }
 

@@ -18,24 +18,24 @@
 #include "sample.h"
 
 enum decode_result {
-	DECODE_SAMPLE,		/* *out filled; advance by *rec_size */
-	DECODE_PAD,		/* a pad record: skip to the end of the data area */
-	DECODE_SKIP,		/* well framed but not for us (type/version/content):
-				 * advance by *rec_size and count it */
-	DECODE_TRUNCATED,	/* fewer bytes than a header, or than its size claims */
-	DECODE_BAD_SIZE,	/* size < header, not a multiple of 8, or oversized */
-	DECODE_MISALIGNED,	/* the record does not start on an 8-byte boundary */
+	DECODE_SAMPLE,	   /* *out filled; advance by *rec_size */
+	DECODE_PAD,	   /* a pad record: skip to the end of the data area */
+	DECODE_SKIP,	   /* well framed but not for us (type/version/content):
+			    * advance by *rec_size and count it */
+	DECODE_TRUNCATED,  /* fewer bytes than a header, or than its size claims */
+	DECODE_BAD_SIZE,   /* size < header, not a multiple of 8, or oversized */
+	DECODE_MISALIGNED, /* the record does not start on an 8-byte boundary */
 };
 
 /* Why a record was skipped (DECODE_SKIP), for the counters. */
 enum decode_skip_reason {
 	DECODE_SKIP_NONE,
-	DECODE_SKIP_TYPE,	/* unknown record type */
-	DECODE_SKIP_VERSION,	/* known type, unknown version */
-	DECODE_SKIP_SHORT,	/* size smaller than the fixed part */
-	DECODE_SKIP_COUNTS,	/* nr_kernel/nr_user/ustack exceed the limits */
-	DECODE_SKIP_OVERLAP,	/* its arrays run past its own size (into the next record) */
-	DECODE_SKIP_SLACK,	/* size larger than its content needs */
+	DECODE_SKIP_TYPE,    /* unknown record type */
+	DECODE_SKIP_VERSION, /* known type, unknown version */
+	DECODE_SKIP_SHORT,   /* size smaller than the fixed part */
+	DECODE_SKIP_COUNTS,  /* nr_kernel/nr_user/ustack exceed the limits */
+	DECODE_SKIP_OVERLAP, /* its arrays run past its own size (into the next record) */
+	DECODE_SKIP_SLACK,   /* size larger than its content needs */
 	__DECODE_SKIP_MAX,
 };
 

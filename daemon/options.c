@@ -96,7 +96,7 @@ int opts_parse_duration(const char *s, uint64_t *ns)
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		double t;
 
-		if (strcmp(end, units[i].suffix))
+		if (strcmp(end, units[i].suffix) != 0)
 			continue;
 		t = v * units[i].scale;
 		/* Below 1 ms is a typo, above a year is one too. */
@@ -180,8 +180,7 @@ static bool is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-static enum opts_result set_target(struct record_opts *o, enum opts_target t, char *err,
-				   size_t len)
+static enum opts_result set_target(struct record_opts *o, enum opts_target t, char *err, size_t len)
 {
 	if (o->target != TARGET_NONE && o->target != t)
 		return fail(err, len, "-p, -a and --cgroup exclude each other: give one target");
@@ -190,8 +189,8 @@ static enum opts_result set_target(struct record_opts *o, enum opts_target t, ch
 }
 
 /* One option; the rules between options are checked after the loop. */
-static enum opts_result one_option(enum opts_cmd which, int c, struct record_opts *o,
-				   char *err, size_t len)
+static enum opts_result one_option(enum opts_cmd which, int c, struct record_opts *o, char *err,
+				   size_t len)
 {
 	int r;
 
@@ -203,10 +202,10 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 			return OPTS_ERROR;
 		r = opts_parse_pids(optarg, o->pids, &o->nr_pids, SKYPROF_MAX_TGIDS);
 		if (r == -E2BIG)
-			return fail(err, len, "-p: at most %u processes", SKYPROF_MAX_TGIDS);
+			return fail(err, len, "-p: at most %d processes", SKYPROF_MAX_TGIDS);
 		if (r)
-			return fail(err, len, "-p: '%s' is not a list of process ids (PID[,PID...])",
-				    optarg);
+			return fail(err, len,
+				    "-p: '%s' is not a list of process ids (PID[,PID...])", optarg);
 		return OPTS_OK;
 	case 'a':
 		return set_target(o, TARGET_ALL, err, len);
@@ -219,20 +218,21 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		return OPTS_OK;
 	case 'F':
 		if (opts_parse_u32(optarg, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX, &o->freq))
-			return fail(err, len, "-F: '%s' is not a frequency in %u..%u Hz", optarg,
+			return fail(err, len, "-F: '%s' is not a frequency in %d..%d Hz", optarg,
 				    SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX);
 		o->freq_given = true;
 		return OPTS_OK;
 	case 'd':
 		if (which == OPTS_TOP) {
 			if (opts_parse_duration(optarg, &o->delay_ns))
-				return fail(err, len, "-d: '%s' is not a refresh delay (e.g. 2, 0.5s)",
+				return fail(err, len,
+					    "-d: '%s' is not a refresh delay (e.g. 2, 0.5s)",
 					    optarg);
 			return OPTS_OK;
 		}
 		if (opts_parse_duration(optarg, &o->duration_ns))
-			return fail(err, len, "-d: '%s' is not a duration (e.g. 30, 30s, 2m, 500ms)",
-				    optarg);
+			return fail(err, len,
+				    "-d: '%s' is not a duration (e.g. 30, 30s, 2m, 500ms)", optarg);
 		return OPTS_OK;
 	case 'n':
 		if (opts_parse_u32(optarg, 1, 10000, &o->lines))
@@ -254,7 +254,7 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 			       o->ustack_bytes % 8))
 			return fail(err, len,
 				    "--dwarf: '%s' is not a stack copy size (a multiple of 8 up to "
-				    "%u bytes)",
+				    "%d bytes)",
 				    optarg, SKYPROF_USTACK_MAX);
 		return OPTS_OK;
 	case OPT_NO_KERNEL:
@@ -274,12 +274,12 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		if (opts_parse_u32(optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
 				   &o->ring_pages) ||
 		    !is_pow2(o->ring_pages))
-			return fail(err, len, "--ring-pages: '%s' is not a power of two in %u..%u",
+			return fail(err, len, "--ring-pages: '%s' is not a power of two in %d..%d",
 				    optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX);
 		return OPTS_OK;
 	case OPT_MAX_DEPTH:
 		if (opts_parse_u32(optarg, 1, SKYPROF_MAX_DEPTH, &o->max_depth))
-			return fail(err, len, "--max-depth: '%s' is not a depth in 1..%u", optarg,
+			return fail(err, len, "--max-depth: '%s' is not a depth in 1..%d", optarg,
 				    SKYPROF_MAX_DEPTH);
 		return OPTS_OK;
 	default:
@@ -321,8 +321,8 @@ enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct r
 	o->delay_ns = OPTS_DEFAULT_TOP_DELAY_NS;
 	err[0] = '\0';
 
-	optind = 0;	/* glibc: full reinitialisation, so tests can parse repeatedly */
-	opterr = 0;	/* our messages, one line each */
+	optind = 0; /* glibc: full reinitialisation, so tests can parse repeatedly */
+	opterr = 0; /* our messages, one line each */
 	while ((idx = -1, c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
 		if (c == ':' || c == '?') {
 			const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";

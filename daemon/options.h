@@ -13,10 +13,10 @@
 
 #include <skyprof.h>
 
-#define OPTS_MAX_OUTPUTS	16
-#define OPTS_DEFAULT_FREQ	99	/* Hz: low overhead, no lockstep with 100 Hz timers */
-#define OPTS_DEFAULT_DWARF	8192	/* bytes of user stack copied by --dwarf */
-#define OPTS_DEFAULT_OUTPUT	"skyprof.pb.gz"
+#define OPTS_MAX_OUTPUTS	  16
+#define OPTS_DEFAULT_FREQ	  99   /* Hz: low overhead, no lockstep with 100 Hz timers */
+#define OPTS_DEFAULT_DWARF	  8192 /* bytes of user stack copied by --dwarf */
+#define OPTS_DEFAULT_OUTPUT	  "skyprof.pb.gz"
 #define OPTS_DEFAULT_TOP_DELAY_NS 2000000000ull
 
 enum opts_cmd {
@@ -25,7 +25,7 @@ enum opts_cmd {
 };
 
 enum opts_target {
-	TARGET_NONE,	/* only valid with a command: then the command's tgid */
+	TARGET_NONE, /* only valid with a command: then the command's tgid */
 	TARGET_PIDS,
 	TARGET_ALL,
 	TARGET_CGROUP,
@@ -44,28 +44,28 @@ struct record_opts {
 	enum opts_target target;
 	uint32_t pids[SKYPROF_MAX_TGIDS];
 	uint32_t nr_pids;
-	const char *cgroup;		/* as given; see cgroup.h for the conversion */
-	uint32_t freq;			/* Hz */
+	const char *cgroup; /* as given; see cgroup.h for the conversion */
+	uint32_t freq;	    /* Hz */
 	bool freq_given;
-	uint64_t duration_ns;		/* 0: until Ctrl-C / the command or targets exit */
+	uint64_t duration_ns; /* 0: until Ctrl-C / the command or targets exit */
 	enum opts_clock clock;
 	bool offcpu;
-	uint32_t ustack_bytes;		/* --dwarf; 0 off */
+	uint32_t ustack_bytes; /* --dwarf; 0 off */
 	bool no_kernel, no_user;
-	uint32_t ring_pages;		/* 0: module default */
-	uint32_t max_depth;		/* 0: module default */
+	uint32_t ring_pages; /* 0: module default */
+	uint32_t max_depth;  /* 0: module default */
 	const char *outputs[OPTS_MAX_OUTPUTS];
 	size_t nr_outputs;
-	char **cmd;			/* NULL-terminated, or NULL */
+	char **cmd; /* NULL-terminated, or NULL */
 	/* top only */
-	uint64_t delay_ns;		/* refresh interval */
-	uint32_t lines;			/* 0: fit the terminal */
+	uint64_t delay_ns; /* refresh interval */
+	uint32_t lines;	   /* 0: fit the terminal */
 };
 
 enum opts_result {
 	OPTS_OK = 0,
-	OPTS_HELP = 1,		/* --help: print usage, exit 0 */
-	OPTS_ERROR = -1,	/* message in err: print it and the usage hint, exit 2 */
+	OPTS_HELP = 1,	 /* --help: print usage, exit 0 */
+	OPTS_ERROR = -1, /* message in err: print it and the usage hint, exit 2 */
 };
 
 /*

@@ -27,12 +27,12 @@
 
 #include "ring.h"
 
-#define DEVICE_PATH "/dev/" SKYPROF_DEVICE_NAME
+#define DEVICE_PATH  "/dev/" SKYPROF_DEVICE_NAME
 #define CPU_POSSIBLE "/sys/devices/system/cpu/possible"
 
 struct ring {
 	int fd;
-	uint32_t nr_cpus;		/* entries in cpus[] (nr_cpu_ids) */
+	uint32_t nr_cpus; /* entries in cpus[] (nr_cpu_ids) */
 	uint32_t nr_mapped;
 	size_t page_size;
 	struct ring_cpu *cpus;
@@ -155,8 +155,8 @@ static void possible_cpus(uint8_t *bitmap, uint32_t nbits)
 		memset(bitmap, 0xff, (nbits + 7) / 8);
 }
 
-static int map_cpu(struct ring *r, struct ring_cpu *rc, uint32_t cpu, uint64_t data_size,
-		   char *err, size_t errlen)
+static int map_cpu(struct ring *r, struct ring_cpu *rc, uint32_t cpu, uint64_t data_size, char *err,
+		   size_t errlen)
 {
 	struct skyprof_ring_ctl *ctl;
 	void *p;
@@ -167,7 +167,7 @@ static int map_cpu(struct ring *r, struct ring_cpu *rc, uint32_t cpu, uint64_t d
 		int e = errno;
 
 		if (e == EINVAL)
-			return 1;	/* not a possible CPU after all: no ring */
+			return 1; /* not a possible CPU after all: no ring */
 		snprintf(err, errlen, "cannot map the control page of cpu %u: %s", cpu,
 			 strerror(e));
 		return -e;
@@ -185,7 +185,7 @@ static int map_cpu(struct ring *r, struct ring_cpu *rc, uint32_t cpu, uint64_t d
 	if (version != SKYPROF_ABI_VERSION || ctl_size < sizeof(*ctl) || size != data_size) {
 		snprintf(err, errlen,
 			 "cpu %u ring does not match this skyprof (ABI %u, control %u bytes, "
-			 "data %llu bytes; expected ABI %u, %zu, %llu)",
+			 "data %llu bytes; expected ABI %d, %zu, %llu)",
 			 cpu, version, ctl_size, (unsigned long long)size, SKYPROF_ABI_VERSION,
 			 sizeof(*ctl), (unsigned long long)data_size);
 		munmap(p, r->page_size);
@@ -240,7 +240,8 @@ int ring_open(struct ring **out, uint32_t session_id, uint64_t token, uint32_t n
 
 	*out = NULL;
 	if (!nr_cpu_ids || !data_size || (data_size & (data_size - 1))) {
-		snprintf(err, errlen, "the module reported a bad ring geometry (%u cpus, %llu bytes)",
+		snprintf(err, errlen,
+			 "the module reported a bad ring geometry (%u cpus, %llu bytes)",
 			 nr_cpu_ids, (unsigned long long)data_size);
 		return -EPROTO;
 	}
@@ -266,7 +267,7 @@ int ring_open(struct ring **out, uint32_t session_id, uint64_t token, uint32_t n
 		else
 			snprintf(err, errlen, "cannot open %s: %s", DEVICE_PATH,
 				 errno == EACCES || errno == EPERM ? bind_error(errno)
-								     : strerror(errno));
+								   : strerror(errno));
 		goto fail;
 	}
 	if (ioctl(r->fd, SKYPROF_IOC_BIND, &bind) < 0) {

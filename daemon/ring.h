@@ -21,21 +21,21 @@ struct skyprof_ring_ctl;
 
 /* What the reader saw; all counters only grow. */
 struct ring_stats {
-	uint64_t samples;	/* handed to the callback */
+	uint64_t samples; /* handed to the callback */
 	uint64_t pads;
-	uint64_t skipped[__DECODE_SKIP_MAX];	/* by enum decode_skip_reason */
-	uint64_t framing_errors;	/* truncated/bad size/misaligned: rest of batch dropped */
-	uint64_t bytes_dropped;		/* unread bytes given up after a framing error */
-	uint64_t head_errors;		/* head behind tail, too far ahead, or misaligned */
-	uint64_t cpu_mismatch;		/* record's cpu differs from its ring's */
+	uint64_t skipped[__DECODE_SKIP_MAX]; /* by enum decode_skip_reason */
+	uint64_t framing_errors; /* truncated/bad size/misaligned: rest of batch dropped */
+	uint64_t bytes_dropped;	 /* unread bytes given up after a framing error */
+	uint64_t head_errors;	 /* head behind tail, too far ahead, or misaligned */
+	uint64_t cpu_mismatch;	 /* record's cpu differs from its ring's */
 };
 
 /* One CPU's ring as the reader sees it. */
 struct ring_cpu {
-	struct skyprof_ring_ctl *ctl;	/* shared control page */
-	const uint8_t *data;		/* data area, size bytes, read-only */
-	uint64_t size;			/* power of two, from the session (not the page) */
-	uint64_t tail;			/* our own copy: the page's is never read back */
+	struct skyprof_ring_ctl *ctl; /* shared control page */
+	const uint8_t *data;	      /* data area, size bytes, read-only */
+	uint64_t size;		      /* power of two, from the session (not the page) */
+	uint64_t tail;		      /* our own copy: the page's is never read back */
 	uint32_t cpu;
 	bool mapped;
 };

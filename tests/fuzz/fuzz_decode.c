@@ -60,7 +60,7 @@ static void flat(const uint8_t *data, size_t size)
 		if (r != DECODE_SAMPLE && r != DECODE_PAD && r != DECODE_SKIP)
 			break;
 		if (rec < 8 || rec > size - off || rec % 8)
-			abort();	/* the decoder broke its own contract */
+			abort(); /* the decoder broke its own contract */
 		off += rec;
 	}
 	free(buf);
@@ -97,7 +97,7 @@ static void ring(const uint8_t *data, size_t size)
 	rc.tail = tail;
 	ring_cpu_drain(&rc, consume, &sum, &st);
 	if (rc.tail != head)
-		abort();	/* a drain always ends at head: it never stalls */
+		abort(); /* a drain always ends at head: it never stalls */
 	/* A second pass with nothing new must be a no-op. */
 	ring_cpu_drain(&rc, consume, &sum, &st);
 	free(buf);

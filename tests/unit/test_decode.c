@@ -17,14 +17,14 @@
 #include "decode.h"
 #include "records.h"
 
-#define OFF_SIZE	offsetof(struct skyprof_sample, hdr.size)
-#define OFF_TYPE	offsetof(struct skyprof_sample, hdr.type)
-#define OFF_VERSION	offsetof(struct skyprof_sample, hdr.version)
-#define OFF_FLAGS	offsetof(struct skyprof_sample, flags)
-#define OFF_NR_KERNEL	offsetof(struct skyprof_sample, nr_kernel)
-#define OFF_NR_USER	offsetof(struct skyprof_sample, nr_user)
-#define OFF_USTACK	offsetof(struct skyprof_sample, ustack_size)
-#define OFF_COMM	offsetof(struct skyprof_sample, comm)
+#define OFF_SIZE      offsetof(struct skyprof_sample, hdr.size)
+#define OFF_TYPE      offsetof(struct skyprof_sample, hdr.type)
+#define OFF_VERSION   offsetof(struct skyprof_sample, hdr.version)
+#define OFF_FLAGS     offsetof(struct skyprof_sample, flags)
+#define OFF_NR_KERNEL offsetof(struct skyprof_sample, nr_kernel)
+#define OFF_NR_USER   offsetof(struct skyprof_sample, nr_user)
+#define OFF_USTACK    offsetof(struct skyprof_sample, ustack_size)
+#define OFF_COMM      offsetof(struct skyprof_sample, comm)
 
 /* An 8-aligned copy of exactly len bytes (malloc aligns to 16). */
 static uint8_t *exact(const uint8_t *src, size_t len)
@@ -48,7 +48,8 @@ static enum decode_result run(const uint8_t *src, size_t len, struct sp_sample *
 		if (s->nr_kernel)
 			assert_int_equal(s->kernel_ips[0], 0x1000);
 		if (s->nr_kernel)
-			assert_int_equal(s->kernel_ips[s->nr_kernel - 1], 0x1000 + s->nr_kernel - 1);
+			assert_int_equal(s->kernel_ips[s->nr_kernel - 1],
+					 0x1000 + s->nr_kernel - 1);
 		if (s->nr_user)
 			assert_int_equal(s->user_ips[s->nr_user - 1], 0x400000 + s->nr_user - 1);
 		if (s->ustack_size)

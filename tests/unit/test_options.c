@@ -15,11 +15,11 @@ static struct record_opts o;
 static char err[256];
 
 /* Parse a NULL-terminated list; argv must outlive o, hence static storage. */
-#define PARSE(which, ...)                                                              \
-	({                                                                             \
-		static char *argv[] = { "cmd", __VA_ARGS__, NULL };                    \
-		opts_parse(which, (int)(sizeof(argv) / sizeof(argv[0])) - 1, argv, &o, \
-			   err, sizeof(err));                                          \
+#define PARSE(which, ...)                                                                          \
+	({                                                                                         \
+		static char *argv[] = { "cmd", __VA_ARGS__, NULL };                                \
+		opts_parse(which, (int)(sizeof(argv) / sizeof(argv[0])) - 1, argv, &o, err,        \
+			   sizeof(err));                                                           \
 	})
 
 static void record_defaults(void **state)

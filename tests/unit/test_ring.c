@@ -23,16 +23,16 @@
 
 struct sim {
 	struct skyprof_ring_ctl ctl;
-	uint8_t *data;		/* AREA bytes, malloc'ed: ASan sees overruns */
+	uint8_t *data; /* AREA bytes, malloc'ed: ASan sees overruns */
 	struct ring_cpu rc;
 	struct ring_stats st;
-	uint64_t head;		/* producer's private head */
+	uint64_t head; /* producer's private head */
 };
 
 struct seen {
 	uint32_t tgids[1024];
 	size_t n;
-	int stop_after;		/* return nonzero after this many, 0: never */
+	int stop_after; /* return nonzero after this many, 0: never */
 };
 
 static int collect(void *arg, const struct sp_sample *s)
@@ -88,7 +88,7 @@ static int produce(struct sim *sim, uint32_t tgid, unsigned nk, unsigned nu)
 	if (AREA - off < size)
 		need += AREA - off;
 	if (sim->head + need - tail > AREA)
-		return -1;	/* full: the module would count a drop */
+		return -1; /* full: the module would count a drop */
 	if (AREA - off < size) {
 		rec_put_pad(sim->data + off, (uint32_t)(AREA - off));
 		sim->head += AREA - off;
@@ -157,7 +157,8 @@ static void wraps_with_pads(void **state)
 
 	for (int round = 0; round < 200; round++) {
 		for (int k = 0; k < 5; k++)
-			if (produce(sim, produced + 1, (unsigned)(round % 9), (unsigned)(k * 3)) == 0)
+			if (produce(sim, produced + 1, (unsigned)(round % 9), (unsigned)(k * 3)) ==
+			    0)
 				produced++;
 		publish(sim);
 		assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
@@ -253,7 +254,7 @@ static void hostile_tail_in_page(void **state)
 	produce(sim, 1, 1, 1);
 	produce(sim, 2, 1, 1);
 	publish(sim);
-	sim->ctl.data_tail = 0xdeadbeefcafe;	/* someone scribbled on the page */
+	sim->ctl.data_tail = 0xdeadbeefcafe; /* someone scribbled on the page */
 	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
 	assert_int_equal(seen.n, 2);
 	assert_int_equal(sim->ctl.data_tail, sim->head);
@@ -303,7 +304,7 @@ static void pad_rules(void **state)
 	struct sim *sim = *state;
 	struct seen seen = { 0 };
 
-	rec_put_pad(sim->data, 64);	/* pad at 0 means: skip to end of area */
+	rec_put_pad(sim->data, 64); /* pad at 0 means: skip to end of area */
 	__atomic_store_n(&sim->ctl.data_head, 64, __ATOMIC_RELEASE);
 	/* head inside the padded region: inconsistent, dropped. */
 	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
