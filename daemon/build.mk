@@ -4,7 +4,7 @@
 # Every daemon/*.c except main.c goes into a library that both the program and
 # the unit tests link, so a new stage is a new file and nothing else.
 
-DAEMON_PKGS  := libnl-3.0 libnl-genl-3.0 libdw libelf zlib libprotobuf-c
+DAEMON_PKGS  := libnl-3.0 libnl-genl-3.0 libdw libelf zlib libprotobuf-c libnghttp2 openssl yaml-0.1
 DAEMON_LIBS   = $(shell pkg-config --libs $(DAEMON_PKGS)) -lm -liberty
 DAEMON_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 		-Wno-missing-field-initializers \
