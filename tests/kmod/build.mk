@@ -1,0 +1,18 @@
+# Test client of skyprof.ko for the in-guest suite (tests/vm/suite/NN-kmod-*.sh).
+# Host-built, dynamically linked against libnl-genl-3 (the guest has it).
+# Included by the top-level Makefile; paths are relative to the top.
+
+KTEST_PKGS   := libnl-genl-3.0
+KTEST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
+		-Wno-missing-field-initializers -Iinclude/uapi -Itests/kmod \
+		$(shell pkg-config --cflags $(KTEST_PKGS))
+KTEST_LIBS   := $(shell pkg-config --libs $(KTEST_PKGS))
+KTEST_SRC    := tests/kmod/ktest.c tests/kmod/nl.c tests/kmod/ring.c
+KTEST_BIN    := $(BUILD)/tests/skyprof-ktest
+
+.PHONY: kmod-tests
+kmod-tests: $(KTEST_BIN)
+
+$(KTEST_BIN): $(KTEST_SRC) $(wildcard tests/kmod/*.h) include/uapi/skyprof.h tests/kmod/build.mk
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) -o $@ $(KTEST_SRC) $(KTEST_LIBS)

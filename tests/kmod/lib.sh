@@ -1,0 +1,46 @@
+# shellcheck shell=bash
+# Helpers for the in-guest module tests (tests/vm/suite/NN-kmod-*.sh).
+# Contract: module loaded, cwd a scratch dir, $OUT writable, $SKYPROF_KO,
+# $SKYPROF_ROOT, $SKYPROF_KERNEL set. Exit 0 pass, 77 skip, else fail.
+set -u
+: "${SKYPROF_ROOT:=/opt/skyprof}" "${OUT:=/tmp}" "${SKYPROF_KERNEL:=unknown}"
+KTEST=$SKYPROF_ROOT/build/tests/skyprof-ktest
+WL=$SKYPROF_ROOT/build/workloads
+ANALYZE="python3 $SKYPROF_ROOT/tests/kmod/analyze.py"
+NAME=$(basename "$0" .sh)
+FAILS=0
+
+say() { echo "$NAME [$SKYPROF_KERNEL]: $*"; }
+fail() { say "FAIL: $*"; FAILS=$((FAILS + 1)); }
+skip() { say "SKIP: $*"; exit 77; }
+need() { [ -x "$1" ] || skip "missing $1 (make kmod-tests workloads)"; }
+need "$KTEST"
+
+# kv KEY FILE -> the value of the last KEY=value in FILE
+kv() { grep -o "\b$1=[^ ]*" "$2" | tail -1 | cut -d= -f2; }
+
+# check EXPR MESSAGE: fail unless the arithmetic EXPR holds
+check() { if (($1)); then say "ok: $2"; else fail "$2 ($1)"; fi; }
+
+module_loaded() { grep -q '^skyprof ' /proc/modules; }
+ensure_loaded() { module_loaded || insmod "$SKYPROF_KO" || fail "re-insmod failed"; }
+
+# spinners N SECONDS: starts N spin workloads, their pids in $SPIN_PIDS
+spinners() {
+	SPIN_PIDS=
+	local i
+	for i in $(seq "$1"); do
+		"$WL/spin" "$2" &
+		SPIN_PIDS="$SPIN_PIDS${SPIN_PIDS:+,}$!"
+	done
+}
+
+finish() {
+	ensure_loaded
+	if [ "$FAILS" -ne 0 ]; then
+		say "$FAILS check(s) failed"
+		exit 1
+	fi
+	say "pass"
+	exit 0
+}

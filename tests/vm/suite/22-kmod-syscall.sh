@@ -1,0 +1,17 @@
+#!/bin/bash
+# A workload spinning in getppid(): its kernel-mode samples carry the
+# syscall entry path (the arch unwinder from the interrupted regs).
+. "$SKYPROF_ROOT/tests/kmod/lib.sh"
+need "$WL/syscall_spin"
+
+"$WL/syscall_spin" 8 &
+pid=$!
+sleep 0.3
+"$KTEST" record -f 999 -d 4 -t $pid -o dump.txt >rec.txt || fail "record failed"
+kill $pid 2>/dev/null
+wait 2>/dev/null
+cat rec.txt
+$ANALYZE kernel dump.txt $pid 'entry_SYSCALL_64|do_syscall_64' 0.90 ||
+	fail "syscall entry path missing from kernel stacks"
+$ANALYZE kernel dump.txt $pid 'getppid' 0.01 || say "note: sys_getppid itself rarely sampled"
+finish
