@@ -103,7 +103,8 @@ int cmd_status_main(int argc, char **argv)
 	       "bytes per CPU\n",
 	       info.freq_max, info.max_sessions, info.ring_pages_max, info.page_size);
 	printf("cpus:       %u possible cpu ids\n", info.nr_cpu_ids);
-	printf("sessions:   %u of %u active\n", info.active_sessions, info.max_sessions);
+	printf("sessions:   %u of %u active, %.1f MiB of ring memory\n", info.active_sessions,
+	       info.max_sessions, (double)info.ring_bytes / (1024.0 * 1024.0));
 
 	if (session) {
 		ret = control_get_stats(c, session, &st, &n);

@@ -67,6 +67,7 @@ static struct nla_policy attr_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_EVENT] = { .type = NLA_U32 },
 	[SKYPROF_A_END_REASON] = { .type = NLA_U32 },
 	[SKYPROF_A_CPU] = { .type = NLA_U32 },
+	[SKYPROF_A_RING_BYTES] = { .type = NLA_U64 },
 };
 
 static struct nla_policy stat_policy[SKYPROF_STAT_MAX + 1] = {
@@ -412,6 +413,7 @@ static int parse_info(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
 	info->freq_max = get_u32(tb, SKYPROF_A_FREQ_MAX);
 	info->ring_pages_max = get_u32(tb, SKYPROF_A_RING_PAGES_MAX);
 	info->page_size = get_u32(tb, SKYPROF_A_PAGE_SIZE);
+	info->ring_bytes = get_u64(tb, SKYPROF_A_RING_BYTES);
 	return 0;
 }
 

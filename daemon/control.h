@@ -46,6 +46,7 @@ struct control_info {
 	uint32_t freq_max;
 	uint32_t ring_pages_max;
 	uint32_t page_size;
+	uint64_t ring_bytes; /* ring memory the module has allocated now */
 };
 
 int control_get_info(struct control *c, struct control_info *info);
