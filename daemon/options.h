@@ -14,8 +14,8 @@
 #include <skyprof.h>
 
 #define OPTS_MAX_OUTPUTS	  16
-#define OPTS_DEFAULT_FREQ	  99   /* Hz: low overhead, no lockstep with 100 Hz timers */
-#define OPTS_DEFAULT_DWARF	  8192 /* bytes of user stack copied by --dwarf */
+#define OPTS_DEFAULT_FREQ	  SKYPROF_FREQ_DEFAULT /* 99 Hz: no lockstep with 100 Hz timers */
+#define OPTS_DEFAULT_DWARF	  8192		       /* bytes of user stack copied by --dwarf */
 #define OPTS_DEFAULT_OUTPUT	  "skyprof.pb.gz"
 #define OPTS_DEFAULT_TOP_DELAY_NS 2000000000ull
 
