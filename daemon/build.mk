@@ -17,6 +17,10 @@ SAN_FLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer \
 PROTO_SRC    := $(wildcard proto/*.proto)
 PROTO_C      := $(patsubst proto/%.proto,$(BUILD)/proto/%.pb-c.c,$(PROTO_SRC))
 PROTO_H      := $(PROTO_C:.c=.h)
+# Generated headers appear only as pattern-rule prerequisites, which makes
+# them intermediate: without this make deletes them after every build and
+# the next one regenerates them and recompiles everything.
+.SECONDARY: $(PROTO_C) $(PROTO_H)
 
 DAEMON_SRC   := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 DAEMON_OBJ   := $(patsubst daemon/%.c,$(BUILD)/daemon/%.o,$(DAEMON_SRC)) \
