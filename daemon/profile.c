@@ -90,11 +90,13 @@ static uint64_t hash_sample(const struct sp_sample *s)
 
 static bool same_stack(const struct stack_entry *e, const struct sp_sample *s)
 {
+	/* memcmp only with a length: an empty stack may come as NULL. */
 	return e->tgid == s->tgid && e->tid == s->tid &&
 	       e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
-	       !memcmp(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t)) &&
-	       !memcmp(e->ips + s->nr_kernel, s->user_ips,
-		       s->nr_user * sizeof(uint64_t));
+	       (!s->nr_kernel ||
+		!memcmp(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t))) &&
+	       (!s->nr_user || !memcmp(e->ips + s->nr_kernel, s->user_ips,
+				       s->nr_user * sizeof(uint64_t)));
 }
 
 static void *arena_alloc(struct profile *p, size_t size)

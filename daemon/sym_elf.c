@@ -292,9 +292,12 @@ static const char *die_name(Dwarf_Die *die)
 }
 
 /*
- * Inline expansion: dwarf_getscopes lists the scopes at pc innermost
- * first. The innermost function's position is the line-table row for pc;
- * each inlined_subroutine's DW_AT_call_file/line is where its caller stood.
+ * Inline expansion. dwarf_getscopes lists the scopes at pc innermost first,
+ * but past an inlined_subroutine it continues in the *abstract* tree of the
+ * inlined function's definition; the caller is found by asking for the
+ * concrete parents of that inlined_subroutine DIE (dwarf_getscopes_die).
+ * The innermost function's position is the line-table row for pc; each
+ * inlined_subroutine's DW_AT_call_file/line is where its caller stood.
  */
 static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a,
 				  const char *symname, struct sym_frame *frames,
@@ -309,7 +312,7 @@ static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a,
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	unsigned int n = 0;
-	int ns;
+	int ns, i = 0;
 
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
@@ -319,20 +322,26 @@ static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a,
 	if (ns <= 0)
 		return 0;
 	dwarf_getsrcfiles(cu, &files, &nfiles);
-	for (int i = 0; i < ns && n < max; i++) {
-		Dwarf_Die *d = &scopes[i];
-		int tag = dwarf_tag(d);
+	while (n < max) {
 		Dwarf_Attribute at;
 		Dwarf_Word w;
+		Dwarf_Die d;
+		int tag = 0;
 
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
+		for (; i < ns; i++) {
+			tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+				break;
+		}
+		if (i >= ns)
+			break;
+		d = scopes[i];
 		/* The outermost function: the ELF symbol is authoritative
 		 * (and present even for functions without DW_AT_name). */
 		if (tag == DW_TAG_subprogram && symname)
 			set_name(e, &frames[n], symname);
-		else if (die_name(d))
-			set_name(e, &frames[n], die_name(d));
+		else if (die_name(&d))
+			set_name(e, &frames[n], die_name(&d));
 		else
 			set_name(e, &frames[n], "[unknown]");
 		frames[n].file = intern(e, file);
@@ -345,11 +354,27 @@ static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a,
 		*has_inline = true;
 		file = NULL;
 		lineno = 0;
-		if (dwarf_attr(d, DW_AT_call_file, &at) && !dwarf_formudata(&at, &w) &&
+		if (dwarf_attr(&d, DW_AT_call_file, &at) && !dwarf_formudata(&at, &w) &&
 		    files && w < nfiles)
 			file = dwarf_filesrc(files, w, NULL, NULL);
-		if (dwarf_attr(d, DW_AT_call_line, &at) && !dwarf_formudata(&at, &w))
+		if (dwarf_attr(&d, DW_AT_call_line, &at) && !dwarf_formudata(&at, &w))
 			lineno = (int)w;
+		free(scopes);
+		scopes = NULL;
+		ns = dwarf_getscopes_die(&d, &scopes);
+		i = 1;		/* scopes[0] is d itself */
+		if (ns <= 0)
+			break;
+	}
+	/* Inline frames without the function they sit in: name the outer
+	 * one from the symbol table rather than stop at an inlinee. */
+	if (n && n < max && symname && *has_inline &&
+	    strcmp(frames[n - 1].system_name, symname) &&
+	    strcmp(frames[n - 1].name, symname) && ns <= 0) {
+		set_name(e, &frames[n], symname);
+		frames[n].file = intern(e, file);
+		frames[n].line = lineno > 0 ? (uint32_t)lineno : 0;
+		n++;
 	}
 	free(scopes);
 	return n;

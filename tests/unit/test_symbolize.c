@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbolizer tests on real processes built at test time (symfixtures/):
+ * DWARF lines, inline frames, a stripped binary with a debuglink file, C++
+ * templates, a dlopen'ed library at a random base, a stripped library
+ * ([unknown] lib+0x..), perf maps (override, growth), a process that exits
+ * before symbolization, kallsyms parsing and demangling.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "demangle.h"
+#include "fixture_proc.h"
+#include "profile.h"
+#include "sym_kernel.h"
+#include "sym_perfmap.h"
+#include "symbolize.h"
+#include "view.h"
+
+static const struct symbolizer_opts quiet_opts = { .quiet = true };
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static void start(struct fx_proc *p, const char *prog, const char *a1, const char *a2)
+{
+	assert_non_null(fx_build());
+	assert_int_equal(fx_start(p, prog, a1, a2), 0);
+}
+
+static void test_symtab_and_lines(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+	const struct sym_mapping *main_map;
+
+	(void)state;
+	start(&p, "fx_main", NULL, NULL);
+	assert_int_equal(symbolizer_note_pid(s, (uint32_t)p.pid), 0);
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "leaf_target"), false, &r);
+	assert_int_equal(r.nr_frames, 1);
+	assert_string_equal(r.frames[0].name, "leaf_target");
+	assert_true(ends_with(r.frames[0].file, "fx_main.c"));
+	assert_true(r.frames[0].line > 0);
+	assert_non_null(r.map);
+	assert_true(r.map->is_main);
+	assert_true(ends_with(r.map->path, "/fx_main"));
+	assert_int_equal(strlen(r.map->build_id), 40); /* sha1 build-id */
+	main_map = symbolizer_main_mapping(s, (uint32_t)p.pid);
+	assert_ptr_equal(main_map, r.map);
+	fx_stop(&p);
+	symbolizer_free(s);
+}
+
+/* The return address of probe() lies in inl_helper, inlined into
+ * outer_with_inline: two frames, innermost first. */
+static void test_inline_frames(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+
+	(void)state;
+	start(&p, "fx_main", NULL, NULL);
+	symbolizer_note_pid(s, (uint32_t)p.pid);
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "probe_ret") - 1, false, &r);
+	assert_true(r.nr_frames >= 2);
+	assert_string_equal(r.frames[0].name, "inl_helper");
+	assert_string_equal(r.frames[1].name, "outer_with_inline");
+	assert_true(r.frames[0].line > 0 && r.frames[1].line > 0);
+	assert_true(r.has_inline);
+	fx_stop(&p);
+	symbolizer_free(s);
+}
+
+/* No symbols in the binary at all: names and lines come from the
+ * .gnu_debuglink file beside it. */
+static void test_stripped_debuglink(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+
+	(void)state;
+	start(&p, "fx_stripped", NULL, NULL);
+	symbolizer_note_pid(s, (uint32_t)p.pid);
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "leaf_target"), false, &r);
+	assert_string_equal(r.frames[0].name, "leaf_target");
+	assert_true(ends_with(r.frames[0].file, "fx_main.c"));
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "probe_ret") - 1, false, &r);
+	assert_true(r.nr_frames >= 2);
+	assert_string_equal(r.frames[0].name, "inl_helper");
+	fx_stop(&p);
+	symbolizer_free(s);
+}
+
+static void test_cpp_templates(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+
+	(void)state;
+	start(&p, "fx_cpp", NULL, NULL);
+	symbolizer_note_pid(s, (uint32_t)p.pid);
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "twice_int"), false, &r);
+	assert_string_equal(r.frames[0].name, "int twice<int>(int)");
+	assert_true(!strncmp(r.frames[0].system_name, "_Z", 2));
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "box_get"), false, &r);
+	assert_non_null(strstr(r.frames[0].name, "ns::Box<double>::get("));
+	fx_stop(&p);
+	symbolizer_free(s);
+}
+
+/* A library dlopen'ed after the pid was first noted: the miss re-reads the
+ * maps. Its base is random (ASLR), the answer must not depend on it. */
+static void test_dlopen_random_base(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p, q;
+	struct sym_result r;
+	char lib[PATH_MAX];
+
+	(void)state;
+	snprintf(lib, sizeof(lib), "%s/libfx.so", fx_build());
+	start(&p, "fx_main", "dlopen", lib);
+	start(&q, "fx_main", "dlopen", lib);
+	symbolizer_note_pid(s, (uint32_t)p.pid);
+	symbolizer_note_pid(s, (uint32_t)q.pid);
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "lib_func"), false, &r);
+	assert_string_equal(r.frames[0].name, "lib_func");
+	assert_true(ends_with(r.map->path, "/libfx.so"));
+	assert_false(r.map->is_main);
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "lib_static"), false, &r);
+	assert_string_equal(r.frames[0].name, "lib_static");
+	/* The second process maps it elsewhere; same answer. */
+	symbolizer_resolve(s, (uint32_t)q.pid, fx_addr(&q, "lib_static"), false, &r);
+	assert_string_equal(r.frames[0].name, "lib_static");
+	assert_int_equal(r.map->pid, (uint32_t)q.pid);
+	fx_stop(&p);
+	fx_stop(&q);
+	symbolizer_free(s);
+}
+
+static void test_unknown_in_stripped_lib(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+	char lib[PATH_MAX];
+
+	(void)state;
+	snprintf(lib, sizeof(lib), "%s/libfxstrip.so", fx_build());
+	start(&p, "fx_main", "dlopen", lib);
+	symbolizer_note_pid(s, (uint32_t)p.pid);
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "lib_static"), false, &r);
+	assert_int_equal(r.nr_frames, 1);
+	assert_true(!strncmp(r.frames[0].name, "[unknown] libfxstrip.so+0x", 26));
+	/* Unmapped address, unknown pid: never empty, never a crash. */
+	symbolizer_resolve(s, (uint32_t)p.pid, 0x10, false, &r);
+	assert_string_equal(r.frames[0].name, "[unknown]");
+	symbolizer_resolve(s, 0x7ffffff0, 0x401000, false, &r);
+	assert_string_equal(r.frames[0].name, "[unknown]");
+	fx_stop(&p);
+	symbolizer_free(s);
+}
+
+/* Maps captured on first sight: the process is gone when we resolve. */
+static void test_process_exited(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+	char lib[PATH_MAX], path[64];
+	uint32_t pid;
+	uint64_t leaf, libf;
+
+	(void)state;
+	snprintf(lib, sizeof(lib), "%s/libfx.so", fx_build());
+	start(&p, "fx_stripped", "dlopen", lib);
+	pid = (uint32_t)p.pid;
+	leaf = fx_addr(&p, "leaf_target");
+	libf = fx_addr(&p, "lib_func");
+	assert_int_equal(symbolizer_note_pid(s, pid), 0);
+	fx_stop(&p);
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	assert_int_not_equal(access(path, F_OK), 0);
+	symbolizer_resolve(s, pid, leaf, false, &r);
+	assert_string_equal(r.frames[0].name, "leaf_target");
+	symbolizer_resolve(s, pid, libf, false, &r);
+	assert_string_equal(r.frames[0].name, "lib_func");
+	symbolizer_free(s);
+}
+
+static void append_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "a");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_perf_map(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+	char path[64], buf[256];
+	uint64_t jit;
+
+	(void)state;
+	start(&p, "fx_main", "jit", NULL);
+	jit = fx_addr(&p, "jit");
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", p.pid);
+	/* Hex without 0x; the name is the rest of the line, spaces and all;
+	 * a later entry overrides an earlier overlapping one. */
+	snprintf(buf, sizeof(buf), "%llx 100 py::work:/app/x.py\n%llx 40 _Z3barv\n"
+		 "%llx 10 LazyCompile:*hot loop\n",
+		 (unsigned long long)jit, (unsigned long long)jit + 0x100,
+		 (unsigned long long)jit + 0x20);
+	unlink(path);
+	append_file(path, buf);
+	symbolizer_note_pid(s, (uint32_t)p.pid);
+	symbolizer_resolve(s, (uint32_t)p.pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "py::work:/app/x.py");
+	symbolizer_resolve(s, (uint32_t)p.pid, jit + 0x24, false, &r);
+	assert_string_equal(r.frames[0].name, "LazyCompile:*hot loop");
+	symbolizer_resolve(s, (uint32_t)p.pid, jit + 0x110, false, &r);
+	assert_string_equal(r.frames[0].name, "bar()");
+	/* The JIT keeps appending while we run. */
+	snprintf(buf, sizeof(buf), "%llx 20 late_entry\n", (unsigned long long)jit + 0x200);
+	append_file(path, buf);
+	symbolizer_resolve(s, (uint32_t)p.pid, jit + 0x210, false, &r);
+	assert_string_equal(r.frames[0].name, "late_entry");
+	symbolizer_resolve(s, (uint32_t)p.pid, jit + 0x300, false, &r);
+	assert_string_equal(r.frames[0].name, "[unknown]");
+	unlink(path);
+	fx_stop(&p);
+	symbolizer_free(s);
+}
+
+static void test_perf_map_parser(void **state)
+{
+	struct sym_perfmap *m = sym_perfmap_open(-1);
+	static const char junk[] = "zz 10 bad\n1000\n1000 0 empty\n0x2000 10 with0x\n"
+				   "3000 ffffffffffffffff wrap\n4000 10 split";
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(sym_perfmap_feed(m, junk, sizeof(junk) - 1), 0);
+	assert_null(sym_perfmap_lookup(m, 0x1000));
+	assert_string_equal(sym_perfmap_lookup(m, 0x2008), "with0x");
+	assert_null(sym_perfmap_lookup(m, 0x3000));
+	/* "split" has no newline yet: a JIT mid-write. */
+	assert_null(sym_perfmap_lookup(m, 0x4000));
+	assert_int_equal(sym_perfmap_feed(m, "_name\n", 6), 0);
+	assert_string_equal(sym_perfmap_lookup(m, 0x4000), "split_name");
+	sym_perfmap_free(m);
+}
+
+static char *write_tmp(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/skyprof-ksyms-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_kallsyms(void **state)
+{
+	char *path = write_tmp("ffffffff81000000 T _stext\n"
+			       "ffffffff81000100 T do_syscall_64\n"
+			       "ffffffff81000180 d some_data\n"
+			       "ffffffff81000200 t helper\n"
+			       "ffffffffc0a01000 t ext4_write\t[ext4]\n"
+			       "garbage line\n");
+	struct sym_kernel *k = sym_kernel_load(path, true);
+
+	(void)state;
+	assert_non_null(k);
+	assert_int_equal(sym_kernel_count(k), 4);
+	assert_string_equal(sym_kernel_lookup(k, 0xffffffff81000150), "do_syscall_64");
+	/* Data symbols do not split functions. */
+	assert_string_equal(sym_kernel_lookup(k, 0xffffffff81000190), "do_syscall_64");
+	assert_string_equal(sym_kernel_lookup(k, 0xffffffffc0a01010), "ext4_write [ext4]");
+	assert_null(sym_kernel_lookup(k, 0x1000));
+	sym_kernel_free(k);
+	unlink(path);
+}
+
+/* kptr_restrict: all zeros. Kernel frames resolve as [unknown]. */
+static void test_kallsyms_restricted(void **state)
+{
+	char *path = write_tmp("0000000000000000 T _stext\n0000000000000000 t foo\n");
+	struct symbolizer_opts o = { .quiet = true, .kallsyms = path };
+	struct symbolizer *s = symbolizer_new(&o);
+	struct sym_result r;
+
+	(void)state;
+	symbolizer_resolve(s, 0, 0xffffffff81000150, true, &r);
+	assert_string_equal(r.frames[0].name, "[unknown]");
+	assert_null(r.map);
+	symbolizer_free(s);
+	unlink(path);
+}
+
+/* The host's own kallsyms: a symbol read from it resolves to itself. */
+static void test_kallsyms_host(void **state)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct sym_result r;
+	char line[512], name[256] = "";
+	unsigned long long a = 0;
+	char t;
+
+	(void)state;
+	if (!f) {
+		symbolizer_free(s);
+		skip();
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3 && a &&
+		    !strcmp(name, "schedule"))
+			break;
+	fclose(f);
+	if (strcmp(name, "schedule") || !a) {
+		symbolizer_free(s);
+		skip();
+	}
+	symbolizer_resolve(s, 0, a + 1, true, &r);
+	assert_string_equal(r.frames[0].name, "schedule");
+	symbolizer_free(s);
+}
+
+static void test_demangle(void **state)
+{
+	char *d;
+
+	(void)state;
+	d = sym_demangle("_ZNSt6vectorIiSaIiEE9push_backERKi");
+	assert_non_null(d);
+	assert_string_equal(d, "std::vector<int, std::allocator<int> >::push_back(int const&)");
+	free(d);
+	/* Rust legacy: Itanium-shaped with a hash, which is dropped. */
+	d = sym_demangle("_ZN4core3fmt5write17h0123456789abcdefE");
+	assert_non_null(d);
+	assert_string_equal(d, "core::fmt::write");
+	free(d);
+	/* Rust v0. */
+	d = sym_demangle("_RNvCs15kBYyAo9fc_7mycrate7example");
+	assert_non_null(d);
+	assert_string_equal(d, "mycrate::example");
+	free(d);
+	assert_null(sym_demangle("main"));
+	assert_null(sym_demangle("_Zgarbage"));
+	assert_null(sym_demangle(""));
+}
+
+/* The whole path: samples -> profile -> view with return addresses
+ * adjusted and inline frames expanded -> top functions. */
+static void test_profile_symbolized(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
+	struct profile *prof = profile_new(&meta, s);
+	struct func_share top[8];
+	struct fx_proc p;
+	struct sp_sample smp = { 0 };
+	uint64_t ips[2];
+	size_t n;
+
+	(void)state;
+	start(&p, "fx_main", NULL, NULL);
+	/* leaf_target called from the inlined probe() site. */
+	ips[0] = fx_addr(&p, "leaf_target");
+	ips[1] = fx_addr(&p, "probe_ret");
+	smp.tgid = smp.tid = (uint32_t)p.pid;
+	smp.weight = 1;
+	strcpy(smp.comm, "fx_main");
+	smp.nr_user = 2;
+	smp.user_ips = ips;
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(profile_add(prof, &smp), 0);
+	fx_stop(&p);	/* noted on first sight: exiting is fine */
+	n = profile_top_functions(prof, top, 8);
+	assert_int_equal(n, 3);
+	assert_string_equal(top[0].name, "leaf_target");
+	assert_int_equal(top[0].self, 10);
+	for (size_t i = 1; i < n; i++) {
+		assert_int_equal(top[i].self, 0);
+		assert_int_equal(top[i].total, 10);
+		assert_true(!strcmp(top[i].name, "inl_helper") ||
+			    !strcmp(top[i].name, "outer_with_inline"));
+	}
+	profile_free(prof);
+	symbolizer_free(s);
+}
+
+static int teardown_all(void **state)
+{
+	(void)state;
+	fx_cleanup();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_symtab_and_lines),
+		cmocka_unit_test(test_inline_frames),
+		cmocka_unit_test(test_stripped_debuglink),
+		cmocka_unit_test(test_cpp_templates),
+		cmocka_unit_test(test_dlopen_random_base),
+		cmocka_unit_test(test_unknown_in_stripped_lib),
+		cmocka_unit_test(test_process_exited),
+		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_perf_map_parser),
+		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_restricted),
+		cmocka_unit_test(test_kallsyms_host),
+		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_profile_symbolized),
+	};
+
+	return cmocka_run_group_tests_name("symbolize", tests, NULL, teardown_all);
+}
