@@ -229,22 +229,66 @@ static int layout(struct tree *t)
 	return 0;
 }
 
-static void put_xml(FILE *f, const char *s, size_t max)
+/* Length of the UTF-8 sequence at p, or 0 when it is not valid UTF-8. */
+static int utf8_len(const unsigned char *p)
 {
-	for (size_t i = 0; s[i] && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
+	int n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
+		: (p[0] & 0xf8) == 0xf0 ? 4 : 0;
 
-		switch (c) {
+	for (int k = 1; k < n; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * XML text or attribute value of at most max characters. Symbol names are
+ * bytes from binaries: what is not UTF-8 becomes U+FFFD, and the control
+ * characters XML 1.0 forbids become spaces, so the SVG always parses.
+ */
+static void put_xml(FILE *f, const char *str, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)str;
+
+	for (size_t i = 0; *p && i < max; i++) {
+		int n = utf8_len(p);
+
+		if (!n) {
+			fputs("\xef\xbf\xbd", f);
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, (size_t)n, f);
+			p += n;
+			continue;
+		}
+		switch (*p) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
 		case '\'': fputs("&apos;", f); break;
 		default:
-			/* XML 1.0 forbids most control characters outright. */
-			fputc(c < 0x20 ? ' ' : c, f);
+			fputc(*p < 0x20 ? ' ' : *p, f);
 		}
+		p++;
 	}
+}
+
+/* Characters (not bytes) in a UTF-8 string, invalid bytes counting one. */
+static size_t utf8_chars(const char *str)
+{
+	const unsigned char *p = (const unsigned char *)str;
+	size_t n = 0;
+
+	while (*p) {
+		int l = utf8_len(p);
+
+		p += l ? l : 1;
+		n++;
+	}
+	return n;
 }
 
 static void put_count(FILE *f, uint64_t v)
@@ -373,7 +417,7 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 			"rx=\"2\" ry=\"2\"/><text x=\"%.1f\" y=\"%d\">",
 			x, y, w, FRAME_H - 1, fill, x + 3, y + FRAME_H - 4);
 		if (fit >= 3) {
-			if (strlen(name) <= fit) {
+			if (utf8_chars(name) <= fit) {
 				put_xml(f, name, SIZE_MAX);
 			} else {
 				put_xml(f, name, fit - 2);

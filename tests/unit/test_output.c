@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Output tests: folded lines, pprof round trip through our own reader and
+ * through an independent decoder (go tool pprof, from Debian's golang-go)
+ * with totals equal to the folded ones, speedscope JSON and SVG parsed by
+ * Python's json and xml.etree, and `skyprof report` top/convert/errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "output.h"
+#include "pprof_read.h"
+#include "profile.h"
+#include "view.h"
+#include "view_fixture.h"
+
+int cmd_report_main(int argc, char **argv);
+
+static char dir[64];
+
+static const char *tmp(const char *name)
+{
+	static char path[8][128];
+	static int next;
+	char *p = path[next++ % 8];
+
+	snprintf(p, 128, "%s/%s", dir, name);
+	return p;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+static void write_fixture(enum profile_kind kind, const char *path)
+{
+	struct profile *p = profile_from_view(vf_make(kind));
+
+	assert_non_null(p);
+	assert_int_equal(output_write(p, path, output_format_from_path(path)), 0);
+	profile_free(p);
+}
+
+/* Sum of the counts of a folded file, and whether it has line `want`. */
+static uint64_t folded_total(const char *path, const char *want, bool *found)
+{
+	char *text = slurp(path), *save = NULL;
+	uint64_t total = 0;
+
+	if (found)
+		*found = false;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(l, ' ');
+
+		assert_non_null(sp);
+		total += strtoull(sp + 1, NULL, 10);
+		if (want && !strcmp(l, want))
+			*found = true;
+	}
+	free(text);
+	return total;
+}
+
+static void test_format_from_path(void **state)
+{
+	(void)state;
+	assert_int_equal(output_format_from_path("a.pb.gz"), OUTPUT_PPROF);
+	assert_int_equal(output_format_from_path("dir/a.pprof"), OUTPUT_PPROF);
+	assert_int_equal(output_format_from_path("a.folded"), OUTPUT_FOLDED);
+	assert_int_equal(output_format_from_path("a.svg"), OUTPUT_SVG);
+	assert_int_equal(output_format_from_path("A.SVG"), OUTPUT_SVG);
+	assert_int_equal(output_format_from_path("a.json"), OUTPUT_JSON);
+	assert_int_equal(output_format_from_path("a.txt"), -EINVAL);
+	assert_int_equal(output_format_from_path("gz"), -EINVAL);
+}
+
+static void test_folded(void **state)
+{
+	bool found;
+
+	(void)state;
+	write_fixture(PROFILE_ONCPU, tmp("p.folded"));
+	assert_int_equal(folded_total(tmp("p.folded"), "workload;main;outer;middle;inl;spin_leaf 90",
+				      &found), VF_TOTAL);
+	assert_true(found);
+	folded_total(tmp("p.folded"), "workload;main;do_syscall_64_[k];schedule_[k] 10", &found);
+	assert_true(found);
+	folded_total(tmp("p.folded"), "other;main 5", &found);
+	assert_true(found);
+	/* Off-CPU lines carry blocked ns. */
+	write_fixture(PROFILE_OFFCPU, tmp("off.folded"));
+	assert_int_equal(folded_total(tmp("off.folded"), "other;main 5000", &found), 105000);
+	assert_true(found);
+}
+
+/* Raw samples without a symbolizer: frames named by address, non-leaf
+ * return addresses moved into the call, identical stacks merged. */
+static void test_profile_to_folded(void **state)
+{
+	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
+	struct profile *p = profile_new(&meta, NULL);
+	uint64_t user[2] = { 0x1000, 0x2000 }, kern[1] = { 0xffffffff81000010ULL };
+	struct sp_sample s = { 0 };
+	bool found;
+
+	(void)state;
+	strcpy(s.comm, "a;b");
+	s.tgid = 7;
+	s.weight = 1;
+	s.nr_user = 2;
+	s.user_ips = user;
+	s.nr_kernel = 1;
+	s.kernel_ips = kern;
+	for (int i = 0; i < 3; i++) {
+		s.tid = 7 + (uint32_t)(i % 2);	/* two threads: one folded line */
+		assert_int_equal(profile_add(p, &s), 0);
+	}
+	assert_int_equal(profile_nr_stacks(p), 2);
+	assert_int_equal(output_write(p, tmp("raw.folded"), OUTPUT_FOLDED), 0);
+	assert_int_equal(folded_total(tmp("raw.folded"), "a:b;0x1fff;0x1000;0xffffffff81000010_[k] 3",
+				      &found), 3);
+	assert_true(found);
+	profile_free(p);
+}
+
+static void test_pprof_roundtrip(void **state)
+{
+	struct view *v = NULL;
+	struct profile *p;
+	char err[256];
+	unsigned char magic[2];
+	FILE *f;
+	bool found;
+
+	(void)state;
+	write_fixture(PROFILE_ONCPU, tmp("p.pb.gz"));
+	f = fopen(tmp("p.pb.gz"), "rb");
+	assert_int_equal(fread(magic, 1, 2, f), 2);
+	fclose(f);
+	assert_int_equal(magic[0], 0x1f);	/* gzip */
+	assert_int_equal(magic[1], 0x8b);
+	assert_int_equal(pprof_read_file(tmp("p.pb.gz"), &v, err, sizeof(err)), 0);
+	assert_int_equal(v->meta.kind, PROFILE_ONCPU);
+	assert_int_equal(v->meta.freq_hz, 100);
+	assert_int_equal(v->period, 10000000);
+	assert_int_equal(v->meta.duration_ns, 5000000000ULL);
+	assert_int_equal(v->nr_samples, 3);
+	assert_true(v->mappings[0].is_main);
+	assert_string_equal(view_str(v, v->mappings[0].build_id), "0123456789abcdef");
+	assert_true(v->mappings[1].kernel);
+	assert_int_equal(v->samples[1].tid, 101);
+	assert_string_equal(view_str(v, v->samples[2].comm), "other");
+	p = profile_from_view(v);
+	assert_int_equal(profile_total_samples(p), VF_TOTAL);
+	assert_int_equal(output_write(p, tmp("back.folded"), OUTPUT_FOLDED), 0);
+	profile_free(p);
+	write_fixture(PROFILE_ONCPU, tmp("orig.folded"));
+	{
+		char *a = slurp(tmp("orig.folded")), *b = slurp(tmp("back.folded"));
+
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+	assert_int_equal(folded_total(tmp("back.folded"),
+				      "workload;main;outer;middle;inl;spin_leaf 90", &found),
+			 VF_TOTAL);
+	assert_true(found);
+
+	/* Off-CPU keeps its blocked time through the round trip. */
+	write_fixture(PROFILE_OFFCPU, tmp("off.pb.gz"));
+	assert_int_equal(pprof_read_file(tmp("off.pb.gz"), &v, err, sizeof(err)), 0);
+	assert_int_equal(v->meta.kind, PROFILE_OFFCPU);
+	assert_int_equal(v->samples[0].weight, 90000);
+	p = profile_from_view(v);
+	assert_int_equal(profile_total_value(p), 105000);
+	profile_free(p);
+}
+
+/*
+ * The independent decoder: `go tool pprof -raw` (Go's own pprof, shipped in
+ * golang-go). Its sample totals must equal the folded totals.
+ */
+static void test_pprof_go_tool(void **state)
+{
+	char cmd[512], line[512];
+	uint64_t count = 0, ns = 0;
+	bool in_samples = false, saw_leaf = false, saw_kernel = false;
+	FILE *f;
+
+	(void)state;
+	if (system("command -v go >/dev/null 2>&1")) {
+		fprintf(stderr, "go not installed (golang-go): skipping the go tool pprof check\n");
+		skip();
+	}
+	write_fixture(PROFILE_ONCPU, tmp("go.pb.gz"));
+	write_fixture(PROFILE_ONCPU, tmp("go.folded"));
+	snprintf(cmd, sizeof(cmd), "HOME=%s GOCACHE=%s/gocache GOFLAGS= go tool pprof -raw %s 2>&1",
+		 dir, dir, tmp("go.pb.gz"));
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (!strncmp(line, "samples/count cpu/nanoseconds", 29)) {
+			in_samples = true;
+			continue;
+		}
+		if (!strncmp(line, "Locations", 9))
+			in_samples = false;
+		if (in_samples && sscanf(line, " %llu %llu:", &a, &b) == 2) {
+			count += a;
+			ns += b;
+		}
+		if (strstr(line, " spin_leaf "))
+			saw_leaf = true;
+		if (strstr(line, "[kernel.kallsyms]"))
+			saw_kernel = true;
+	}
+	assert_int_equal(pclose(f), 0);
+	assert_int_equal(count, folded_total(tmp("go.folded"), NULL, NULL));
+	assert_int_equal(ns, count * 10000000ULL);
+	assert_true(saw_leaf);
+	assert_true(saw_kernel);
+}
+
+static int run_python(const char *script, const char *arg)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -c '%s' '%s'", script, arg);
+	return system(cmd);
+}
+
+static void test_json(void **state)
+{
+	static const char check[] =
+		"import json, sys\n"
+		"d = json.load(open(sys.argv[1]))\n"
+		"assert d[\"$schema\"].endswith(\"file-format-schema.json\")\n"
+		"p = d[\"profiles\"][0]\n"
+		"assert p[\"type\"] == \"sampled\" and p[\"unit\"] == \"none\"\n"
+		"assert sum(p[\"weights\"]) == 105 == p[\"endValue\"]\n"
+		"assert len(p[\"samples\"]) == len(p[\"weights\"])\n"
+		"names = [f[\"name\"] for f in d[\"shared\"][\"frames\"]]\n"
+		"s = [[names[i] for i in st] for st in p[\"samples\"]]\n"
+		"assert [\"workload\", \"main\", \"outer\", \"middle\", \"inl\", \"spin_leaf\"] in s, s\n"
+		"assert [\"workload\", \"main\", \"do_syscall_64 [k]\", \"schedule [k]\"] in s, s\n";
+
+	(void)state;
+	write_fixture(PROFILE_ONCPU, tmp("p.json"));
+	assert_int_equal(run_python(check, tmp("p.json")), 0);
+}
+
+static void test_svg_wellformed(void **state)
+{
+	static const char check[] =
+		"import sys, xml.etree.ElementTree as ET\n"
+		"ns = {\"s\": \"http://www.w3.org/2000/svg\"}\n"
+		"root = ET.parse(sys.argv[1]).getroot()\n"
+		"assert root.get(\"viewBox\") and root.find(\"s:script\", ns) is not None\n"
+		"fr = root.findall(\".//s:g[@class=\\\"f\\\"]\", ns)\n"
+		"t = {g.get(\"data-n\"): g.find(\"s:title\", ns).text for g in fr}\n"
+		"assert t[\"spin_leaf\"] == \"spin_leaf (90 samples, 85.71%)\", t\n"
+		"assert t[\"all\"] == \"all (105 samples, 100.00%)\", t\n"
+		"fill = {g.get(\"data-n\"): g.find(\"s:rect\", ns).get(\"fill\") for g in fr}\n"
+		"k = [int(x) for x in fill[\"schedule\"][4:-1].split(\",\")]\n"
+		"u = [int(x) for x in fill[\"spin_leaf\"][4:-1].split(\",\")]\n"
+		"assert k[2] > k[0] and u[0] > u[2], (k, u)\n"
+		"d = {g.get(\"data-n\"): int(g.get(\"data-d\")) for g in fr}\n"
+		"assert d[\"spin_leaf\"] == 6 and d[\"workload\"] == 1\n"
+		"for name in (\"main\", \"outer\", \"middle\", \"inl\", \"do_syscall_64\", \"other\"):\n"
+		"    assert name in t, name\n"
+		"assert \"http\" not in open(sys.argv[1]).read().replace(\"http://www.w3.org\", \"\")\n";
+	static const char check_off[] =
+		"import sys, xml.etree.ElementTree as ET\n"
+		"ns = {\"s\": \"http://www.w3.org/2000/svg\"}\n"
+		"root = ET.parse(sys.argv[1]).getroot()\n"
+		"fr = root.findall(\".//s:g[@class=\\\"f\\\"]\", ns)\n"
+		"t = {g.get(\"data-n\"): g.find(\"s:title\", ns).text for g in fr}\n"
+		"assert t[\"spin_leaf\"] == \"spin_leaf (90,000 ns, 85.71%)\", t\n";
+
+	(void)state;
+	write_fixture(PROFILE_ONCPU, tmp("p.svg"));
+	assert_int_equal(run_python(check, tmp("p.svg")), 0);
+	write_fixture(PROFILE_OFFCPU, tmp("off.svg"));
+	assert_int_equal(run_python(check_off, tmp("off.svg")), 0);
+}
+
+/* Names with XML and folded metacharacters survive every output. */
+static void test_hostile_names(void **state)
+{
+	struct view *v = vf_make(PROFILE_ONCPU);
+	struct profile *p;
+	static const char check[] =
+		"import sys, xml.etree.ElementTree as ET\n"
+		"ET.parse(sys.argv[1])\n";
+
+	(void)state;
+	/* Rename "outer" in place. */
+	for (uint32_t i = 0; i < v->nr_functions; i++)
+		if (!strcmp(view_str(v, v->functions[i].name), "outer"))
+			v->functions[i].name = (uint32_t)strtab_intern(
+				&v->strs, "op<&\"'>;x\n\x01\xff");
+	p = profile_from_view(v);
+	assert_int_equal(output_write(p, tmp("h.svg"), OUTPUT_SVG), 0);
+	assert_int_equal(run_python(check, tmp("h.svg")), 0);
+	assert_int_equal(output_write(p, tmp("h.json"), OUTPUT_JSON), 0);
+	assert_int_equal(run_python("import json,sys; json.load(open(sys.argv[1]))", tmp("h.json")), 0);
+	assert_int_equal(output_write(p, tmp("h.folded"), OUTPUT_FOLDED), 0);
+	assert_int_equal(folded_total(tmp("h.folded"), NULL, NULL), VF_TOTAL);
+	profile_free(p);
+}
+
+/* Runs cmd_report_main with stdout captured into a file. */
+static int report(const char *out, int argc, char **argv)
+{
+	int saved = dup(1), fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), r;
+
+	fflush(stdout);
+	dup2(fd, 1);
+	close(fd);
+	r = cmd_report_main(argc, argv);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	return r;
+}
+
+static void test_report(void **state)
+{
+	char *text;
+
+	(void)state;
+	write_fixture(PROFILE_ONCPU, tmp("r.pb.gz"));
+	{
+		char *argv[] = { "report", (char *)tmp("r.pb.gz"), "--top", "3", NULL };
+
+		assert_int_equal(report(tmp("r.txt"), 4, argv), 0);
+	}
+	text = slurp(tmp("r.txt"));
+	assert_non_null(strstr(text, "on-CPU, 105 samples, 100 Hz, 5.00 s"));
+	assert_non_null(strstr(text, "  85.71%   85.71%  spin_leaf\n"));
+	assert_non_null(strstr(text, "   9.52%    9.52%  schedule [k]\n"));
+	assert_non_null(strstr(text, "   4.76%  100.00%  main\n"));
+	free(text);
+	{
+		char *argv[] = { "report", "-o", (char *)tmp("conv.folded"), "-o",
+				 (char *)tmp("conv.svg"), (char *)tmp("r.pb.gz"), NULL };
+
+		assert_int_equal(report(tmp("r2.txt"), 6, argv), 0);
+	}
+	assert_int_equal(folded_total(tmp("conv.folded"), NULL, NULL), VF_TOTAL);
+	assert_int_equal(access(tmp("conv.svg"), R_OK), 0);
+	{
+		char *argv[] = { "report", "-o", "x.bmp", (char *)tmp("r.pb.gz"), NULL };
+
+		assert_int_equal(report(tmp("r3.txt"), 4, argv), 2);
+	}
+	{
+		char *argv[] = { "report", (char *)tmp("missing.pb.gz"), NULL };
+
+		assert_int_equal(report(tmp("r4.txt"), 2, argv), 1);
+	}
+	{
+		char *argv[] = { "report", (char *)tmp("p.folded"), NULL };
+
+		write_fixture(PROFILE_ONCPU, tmp("p.folded"));
+		assert_int_equal(report(tmp("r5.txt"), 2, argv), 1);
+	}
+	{
+		char *argv[] = { "report", NULL };
+
+		assert_int_equal(report(tmp("r6.txt"), 1, argv), 2);
+	}
+	{
+		char *argv[] = { "report", "--top", "0", (char *)tmp("r.pb.gz"), NULL };
+
+		assert_int_equal(report(tmp("r7.txt"), 4, argv), 2);
+	}
+}
+
+static void test_write_errors(void **state)
+{
+	struct profile *p = profile_from_view(vf_make(PROFILE_ONCPU));
+
+	(void)state;
+	assert_int_equal(output_write(p, "/nonexistent-dir/p.svg", OUTPUT_SVG), -ENOENT);
+	assert_int_equal(output_write(p, tmp("bad"), 99), -EINVAL);
+	profile_free(p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/skyprof-out-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_from_path),
+		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_profile_to_folded),
+		cmocka_unit_test(test_pprof_roundtrip),
+		cmocka_unit_test(test_pprof_go_tool),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_svg_wellformed),
+		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_write_errors),
+	};
+
+	return cmocka_run_group_tests_name("output", tests, setup, teardown);
+}
