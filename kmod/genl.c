@@ -369,7 +369,8 @@ static int skyprof_put_cpu_stats(struct sk_buff *msg, unsigned int cpu,
 			      SKYPROF_STAT_PAD) ||
 	    nla_put_u64_64bit(msg, SKYPROF_STAT_THROTTLED, st->throttled, SKYPROF_STAT_PAD) ||
 	    nla_put_u64_64bit(msg, SKYPROF_STAT_FILTERED, st->filtered, SKYPROF_STAT_PAD) ||
-	    nla_put_u64_64bit(msg, SKYPROF_STAT_NESTED, st->nested, SKYPROF_STAT_PAD))
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_NESTED, st->nested, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_MISSED, st->missed, SKYPROF_STAT_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;

@@ -412,6 +412,7 @@ void skyprof_session_read_stats(struct skyprof_session *s, unsigned int cpu,
 	out->throttled = READ_ONCE(st->throttled);
 	out->filtered = READ_ONCE(st->filtered);
 	out->nested = READ_ONCE(st->nested);
+	out->missed = READ_ONCE(st->missed);
 }
 
 /* Looks up a session for SKYPROF_IOC_BIND; returns a rings reference. */

@@ -97,6 +97,7 @@ struct skyprof_cpu_stats {
 	u64 throttled;
 	u64 filtered;
 	u64 nested;
+	u64 missed;
 };
 
 /* Bits of skyprof_pcpu.pending, set by the handler, consumed by irq_work. */

@@ -18,13 +18,17 @@ static enum hrtimer_restart skyprof_hrtimer_fn(struct hrtimer *timer)
 {
 	struct skyprof_pcpu *pc = container_of(timer, struct skyprof_pcpu, timer);
 	struct pt_regs *regs = get_irq_regs();
+	u64 overruns;
 
 	if (!READ_ONCE(pc->s->running))
 		return HRTIMER_NORESTART;
 	/* NULL only if the timer expired outside hardirq: nothing to sample. */
 	if (regs)
 		skyprof_sample(pc, regs);
-	hrtimer_forward_now(timer, ns_to_ktime(pc->s->period_ns));
+	overruns = hrtimer_forward_now(timer, ns_to_ktime(pc->s->period_ns));
+	/* Expiry came late by whole periods (long irq-off sections, VMs). */
+	if (overruns > 1)
+		pc->st.missed += overruns - 1;
 	return HRTIMER_RESTART;
 }
 

@@ -147,6 +147,7 @@ enum skyprof_stat {
 	SKYPROF_STAT_THROTTLED,		/* ticks skipped by the time budget */
 	SKYPROF_STAT_FILTERED,		/* ticks that hit no target */
 	SKYPROF_STAT_NESTED,		/* ticks dropped: writer already active */
+	SKYPROF_STAT_MISSED,		/* hrtimer clock: periods that expired unserved */
 	__SKYPROF_STAT_MAX,
 };
 #define SKYPROF_STAT_MAX (__SKYPROF_STAT_MAX - 1)

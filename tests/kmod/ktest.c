@@ -9,6 +9,7 @@
  *   skyprof-ktest perm-mmap                   (root) bind, drop privileges, mmap
  *   skyprof-ktest cycles N                    N start/map/stop cycles
  *   skyprof-ktest limits                      session limit, foreign STOP
+ *   skyprof-ktest killwait PID [MS]           SIGKILL PID, time until its session is gone
  *
  * Every subcommand prints what it measured and exits 0 only on success.
  */
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,7 +398,7 @@ static int cmd_record(int argc, char **argv)
 	       (unsigned long long)r.pads, (unsigned long long)r.bad_records,
 	       (unsigned long long)r.padding_errors, (unsigned long long)r.recent);
 	printf("stat_samples=%llu stat_drops=%llu unwind_errors=%llu handler_ns=%llu "
-	       "handler_max_ns=%llu throttled=%llu filtered=%llu nested=%llu\n",
+	       "handler_max_ns=%llu throttled=%llu filtered=%llu nested=%llu missed=%llu\n",
 	       (unsigned long long)sum.v[SKYPROF_STAT_SAMPLES],
 	       (unsigned long long)sum.v[SKYPROF_STAT_DROPS],
 	       (unsigned long long)sum.v[SKYPROF_STAT_UNWIND_ERRORS],
@@ -404,7 +406,8 @@ static int cmd_record(int argc, char **argv)
 	       (unsigned long long)sum.v[SKYPROF_STAT_HANDLER_MAX_NS],
 	       (unsigned long long)sum.v[SKYPROF_STAT_THROTTLED],
 	       (unsigned long long)sum.v[SKYPROF_STAT_FILTERED],
-	       (unsigned long long)sum.v[SKYPROF_STAT_NESTED]);
+	       (unsigned long long)sum.v[SKYPROF_STAT_NESTED],
+	       (unsigned long long)sum.v[SKYPROF_STAT_MISSED]);
 	for (cpu = 0; cpu < r.nr; cpu++)
 		if (r.ring[cpu].ctl)
 			printf("cpu%d_samples=%llu\n", cpu, (unsigned long long)r.per_cpu[cpu]);
@@ -724,6 +727,44 @@ static int cmd_cycles(int argc, char **argv)
 	return fails || in.active || in.ring_bytes ? 1 : 0;
 }
 
+/* ---- killwait ------------------------------------------------------------ */
+
+/* SIGKILLs PID, then polls GET_INFO until no session and no ring memory is left. */
+static int cmd_killwait(int argc, char **argv)
+{
+	int pid = argc > 1 ? atoi(argv[1]) : 0, timeout_ms = argc > 2 ? atoi(argv[2]) : 3000;
+	struct ktest_nl nl;
+	struct info before, in;
+	uint64_t t0;
+	int polls = 0;
+
+	if (pid <= 0 || open_nl(&nl) || get_info(&nl, &before, false))
+		return 2;
+	t0 = now_ns();
+	if (kill(pid, SIGKILL)) {
+		perror("kill");
+		return 2;
+	}
+	for (;;) {
+		double ms = (now_ns() - t0) / 1e6;
+
+		if (get_info(&nl, &in, false))
+			return 1;
+		polls++;
+		if (!in.active && !in.ring_bytes) {
+			printf("killed=%d active_before=%u ring_bytes_before=%llu gone_ms=%.1f polls=%d\n",
+			       pid, before.active, (unsigned long long)before.ring_bytes, ms, polls);
+			return 0;
+		}
+		if (ms > timeout_ms) {
+			printf("killed=%d still active=%u ring_bytes=%llu after %.1f ms\n", pid,
+			       in.active, (unsigned long long)in.ring_bytes, ms);
+			return 1;
+		}
+		usleep(2000);
+	}
+}
+
 /* ---- limits ---------------------------------------------------------------- */
 
 static int cmd_limits(int argc, char **argv)
@@ -777,6 +818,7 @@ static const struct {
 	{ "info", cmd_info },		{ "record", cmd_record }, { "badinput", cmd_badinput },
 	{ "perm", cmd_perm },		{ "perm-mmap", cmd_perm_mmap },
 	{ "cycles", cmd_cycles },	{ "limits", cmd_limits },
+	{ "killwait", cmd_killwait },
 };
 
 int main(int argc, char **argv)
@@ -790,6 +832,6 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
 usage:
-	fprintf(stderr, "usage: skyprof-ktest info|record|badinput|perm|perm-mmap|cycles N|limits\n");
+	fprintf(stderr, "usage: skyprof-ktest info|record|badinput|perm|perm-mmap|cycles N|limits|killwait PID\n");
 	return 2;
 }
