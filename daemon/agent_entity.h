@@ -16,8 +16,8 @@
 
 #include <stddef.h>
 
-#define ENTITY_NAME_MAX 70	/* SW_SERVICE_NAME_MAX_LENGTH, SW_INSTANCE_NAME_MAX_LENGTH */
-#define ENTITY_ID_LEN	64	/* sha256 in hex */
+#define ENTITY_NAME_MAX 70 /* SW_SERVICE_NAME_MAX_LENGTH, SW_INSTANCE_NAME_MAX_LENGTH */
+#define ENTITY_ID_LEN	64 /* sha256 in hex */
 
 /* out: at least 4 * ceil(len/3) + 3 bytes; returns out. */
 char *entity_service_id(const char *service, char *out, size_t outlen);

@@ -9,7 +9,7 @@
 #include "agent_log.h"
 
 static int level = LOG_LVL_INFO;
-static int journal = -1;	/* unknown until the first line */
+static int journal = -1; /* unknown until the first line */
 
 int log_level_parse(const char *s)
 {
@@ -17,7 +17,7 @@ int log_level_parse(const char *s)
 		const char *name;
 		int level;
 	} names[] = {
-		{ "error", LOG_LVL_ERROR }, { "fatal", LOG_LVL_ERROR }, { "panic", LOG_LVL_ERROR },
+		{ "error", LOG_LVL_ERROR }, { "fatal", LOG_LVL_ERROR },	 { "panic", LOG_LVL_ERROR },
 		{ "warn", LOG_LVL_WARN },   { "warning", LOG_LVL_WARN }, { "info", LOG_LVL_INFO },
 		{ "debug", LOG_LVL_DEBUG }, { "trace", LOG_LVL_DEBUG },
 	};
@@ -41,7 +41,7 @@ int log_enabled(enum log_level l)
 void log_msg(enum log_level l, const char *fmt, ...)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
-	static const int prio[] = { 3, 4, 6, 7 };	/* syslog LOG_ERR, WARNING, INFO, DEBUG */
+	static const int prio[] = { 3, 4, 6, 7 }; /* syslog LOG_ERR, WARNING, INFO, DEBUG */
 	char line[2048];
 	va_list ap;
 

@@ -35,9 +35,10 @@ static int parse_u64(const char *s, uint64_t *out)
 int task_parse_command(const Skywalking__V3__Command *cmd, struct task_spec *out, char *err,
 		       size_t errlen)
 {
-	static const char *const required[] = { "TaskId",      "ProcessId",   "TaskUpdateTime",
-						"TriggerType", "TargetType",  "TaskStartTime",
-						"ExtensionConfigJSON" };
+	static const char *const required[] = {
+		"TaskId",     "ProcessId",     "TaskUpdateTime",     "TriggerType",
+		"TargetType", "TaskStartTime", "ExtensionConfigJSON"
+	};
 	const char *v;
 
 	memset(out, 0, sizeof(*out));
@@ -70,8 +71,9 @@ int task_parse_command(const Skywalking__V3__Command *cmd, struct task_spec *out
 
 	v = arg(cmd, "TriggerType");
 	if (strcmp(v, "FIXED_TIME")) {
-		snprintf(err, errlen, "unknown TriggerType '%.32s' (queryTasks only hands out "
-				      "FIXED_TIME)",
+		snprintf(err, errlen,
+			 "unknown TriggerType '%.32s' (queryTasks only hands out "
+			 "FIXED_TIME)",
 			 v);
 		return -EINVAL;
 	}
@@ -100,8 +102,7 @@ int task_parse_command(const Skywalking__V3__Command *cmd, struct task_spec *out
 		snprintf(err, errlen, "missing argument FixedTriggerDuration (FIXED_TIME task)");
 		return -EINVAL;
 	}
-	if (parse_u64(v, &out->duration_s) || !out->duration_s ||
-	    out->duration_s > 7 * 86400) {
+	if (parse_u64(v, &out->duration_s) || !out->duration_s || out->duration_s > 7 * 86400) {
 		snprintf(err, errlen, "FixedTriggerDuration '%.32s' is not 1 s to 7 days", v);
 		return -EINVAL;
 	}

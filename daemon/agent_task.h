@@ -20,19 +20,19 @@ struct Skywalking__V3__Command;
 
 enum task_trigger {
 	TASK_TRIGGER_FIXED_TIME,
-	TASK_TRIGGER_CONTINUOUS,	/* reportProfilingTask (issue 8) */
-	TASK_TRIGGER_LOCAL,		/* the embedded default's schedule */
+	TASK_TRIGGER_CONTINUOUS, /* reportProfilingTask (issue 8) */
+	TASK_TRIGGER_LOCAL,	 /* the embedded default's schedule */
 };
 
 /* One task for one process: what the runner needs. */
 struct task_spec {
 	char task_id[TASK_ID_MAX];
 	char process_id[TASK_ID_MAX];
-	int target;			/* enum agent_target */
-	int trigger;			/* enum task_trigger */
-	uint64_t start_ms;		/* TaskStartTime, ms epoch */
-	uint64_t update_ms;		/* TaskUpdateTime */
-	uint64_t duration_s;		/* FixedTriggerDuration */
+	int target;	     /* enum agent_target */
+	int trigger;	     /* enum task_trigger */
+	uint64_t start_ms;   /* TaskStartTime, ms epoch */
+	uint64_t update_ms;  /* TaskUpdateTime */
+	uint64_t duration_s; /* FixedTriggerDuration */
 };
 
 #define TASK_COMMAND_NAME "EBPFProfilingTaskQuery"
@@ -43,8 +43,8 @@ struct task_spec {
  * a missing argument, a bad number, an unknown TargetType or TriggerType,
  * NETWORK (not supported), or not exactly one ProcessId.
  */
-int task_parse_command(const struct Skywalking__V3__Command *cmd, struct task_spec *out,
-		       char *err, size_t errlen);
+int task_parse_command(const struct Skywalking__V3__Command *cmd, struct task_spec *out, char *err,
+		       size_t errlen);
 
 /* When the task ends: start + duration. */
 uint64_t task_end_ms(const struct task_spec *t);
@@ -53,10 +53,10 @@ uint64_t task_end_ms(const struct task_spec *t);
 bool task_same_key(const struct task_spec *a, const struct task_spec *b);
 
 enum task_decision {
-	TASK_EXPIRED,	/* over already: drop it */
-	TASK_NEW,	/* nothing held on its key: schedule it */
-	TASK_EXTEND,	/* the same task again: move its end */
-	TASK_REPLACE,	/* another task on the same key: stop the held one first */
+	TASK_EXPIRED, /* over already: drop it */
+	TASK_NEW,     /* nothing held on its key: schedule it */
+	TASK_EXTEND,  /* the same task again: move its end */
+	TASK_REPLACE, /* another task on the same key: stop the held one first */
 };
 
 /* held: the task held on incoming's key, or NULL. */

@@ -49,7 +49,7 @@ static const struct {
 };
 
 struct action {
-	int field;	/* index into fields[] */
+	int field; /* index into fields[] */
 	char arg[IFNAMSIZ + 16];
 };
 
@@ -80,7 +80,8 @@ static int parse_action(const char *s, size_t len, struct action *a, char *err, 
 		size_t q;
 
 		if (n >= len || s[n] != '"') {
-			snprintf(err, errlen, "%s needs a quoted interface name", fields[a->field].name);
+			snprintf(err, errlen, "%s needs a quoted interface name",
+				 fields[a->field].name);
 			return -EINVAL;
 		}
 		q = n + 1;
@@ -166,7 +167,8 @@ static int walk(const char *t, const struct tmpl_process *p, const struct tmpl_h
 		case F_HOST_IPV6:
 			buf[0] = 0;
 			if (h && h->ip)
-				h->ip(h->arg, fields[a.field].field == F_HOST_IPV4 ? AF_INET : AF_INET6,
+				h->ip(h->arg,
+				      fields[a.field].field == F_HOST_IPV4 ? AF_INET : AF_INET6,
 				      a.arg, buf, sizeof(buf));
 			v = buf;
 			break;
@@ -218,10 +220,13 @@ void tmpl_host_ip(void *arg, int family, const char *iface, char *out, size_t ou
 				continue;
 			if (pass == 0 && strcmp(i->ifa_name, iface))
 				continue;
-			if (pass == 1 && ((i->ifa_flags & IFF_LOOPBACK) || !(i->ifa_flags & IFF_UP)))
+			if (pass == 1 &&
+			    ((i->ifa_flags & IFF_LOOPBACK) || !(i->ifa_flags & IFF_UP)))
 				continue;
-			a = family == AF_INET ? (const void *)&((struct sockaddr_in *)i->ifa_addr)->sin_addr
-					      : (const void *)&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+			a = family == AF_INET
+				    ? (const void *)&((struct sockaddr_in *)i->ifa_addr)->sin_addr
+				    : (const void *)&((struct sockaddr_in6 *)i->ifa_addr)
+					      ->sin6_addr;
 			if (inet_ntop(family, a, buf, sizeof(buf))) {
 				pick = buf;
 				break;

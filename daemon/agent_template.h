@@ -22,7 +22,7 @@ struct tmpl_process {
 	uint32_t pid;
 	const char *exe_path;
 	const char *exe_name;
-	const char *cmdline;	/* arguments joined by spaces */
+	const char *cmdline; /* arguments joined by spaces */
 	const char *workdir;
 };
 

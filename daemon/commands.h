@@ -12,5 +12,6 @@ int cmd_record_main(int argc, char **argv);
 int cmd_top_main(int argc, char **argv);
 int cmd_status_main(int argc, char **argv);
 int cmd_report_main(int argc, char **argv);
+int cmd_agent_main(int argc, char **argv);
 
 #endif

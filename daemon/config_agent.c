@@ -100,21 +100,21 @@ int config_subst_env(const char *in, char **out)
 
 	if (!buf)
 		return -ENOMEM;
-#define APPEND(p, n)                                                    \
-	do {                                                            \
-		size_t n_ = (n);                                        \
-		if (len + n_ + 1 > cap) {                               \
-			char *nb;                                       \
-			cap = (len + n_ + 1) * 2;                       \
-			nb = realloc(buf, cap);                         \
-			if (!nb) {                                      \
-				free(buf);                              \
-				return -ENOMEM;                         \
-			}                                               \
-			buf = nb;                                       \
-		}                                                       \
-		memcpy(buf + len, (p), n_);                             \
-		len += n_;                                              \
+#define APPEND(p, n)                                                                               \
+	do {                                                                                       \
+		size_t n_ = (n);                                                                   \
+		if (len + n_ + 1 > cap) {                                                          \
+			char *nb;                                                                  \
+			cap = (len + n_ + 1) * 2;                                                  \
+			nb = realloc(buf, cap);                                                    \
+			if (!nb) {                                                                 \
+				free(buf);                                                         \
+				return -ENOMEM;                                                    \
+			}                                                                          \
+			buf = nb;                                                                  \
+		}                                                                                  \
+		memcpy(buf + len, (p), n_);                                                        \
+		len += n_;                                                                         \
 	} while (0)
 	while (*in) {
 		const char *start = strstr(in, "${"), *name, *colon = NULL, *end;
@@ -185,7 +185,7 @@ int config_parse_duration_ns(const char *s, uint64_t *ns)
 		double ns;
 	} units[] = {
 		/* longest first so "ms" is not read as "m" */
-		{ "ns", 1 }, { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
+		{ "ns", 1 },  { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
 		{ "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
 	};
 	double total = 0;
@@ -253,10 +253,17 @@ int config_parse_size(const char *s, uint64_t *bytes)
 		const char *suffix;
 		uint64_t mult;
 	} units[] = {
-		{ "", 1 },	      { "b", 1 },	       { "k", 1 << 10 },
-		{ "kb", 1000 },	      { "kib", 1 << 10 },      { "m", 1 << 20 },
-		{ "mb", 1000000 },    { "mib", 1 << 20 },      { "g", 1ull << 30 },
-		{ "gb", 1000000000 }, { "gib", 1ull << 30 },
+		{ "", 1 },
+		{ "b", 1 },
+		{ "k", 1 << 10 },
+		{ "kb", 1000 },
+		{ "kib", 1 << 10 },
+		{ "m", 1 << 20 },
+		{ "mb", 1000000 },
+		{ "mib", 1 << 20 },
+		{ "g", 1ull << 30 },
+		{ "gb", 1000000000 },
+		{ "gib", 1ull << 30 },
 	};
 	unsigned long long v;
 	char *end;
@@ -301,13 +308,13 @@ int config_parse_bool(const char *s, bool *out)
 /* The schema -------------------------------------------------------------------- */
 
 enum ktype {
-	K_SECTION,	/* a mapping of further keys */
-	K_IGNORED,	/* a rover key or section skyprof has no use for: noted, skipped */
+	K_SECTION, /* a mapping of further keys */
+	K_IGNORED, /* a rover key or section skyprof has no use for: noted, skipped */
 	K_STR,
-	K_TMPL,		/* a string that must be a valid name template */
+	K_TMPL, /* a string that must be a valid name template */
 	K_BOOL,
-	K_DUR,		/* milliseconds */
-	K_DUR_NS,	/* nanoseconds, given as a duration */
+	K_DUR,	  /* milliseconds */
+	K_DUR_NS, /* nanoseconds, given as a duration */
 	K_U32,
 	K_SIZE,
 	K_LEVEL,
@@ -364,10 +371,10 @@ static const struct key keys[] = {
 	{ "profiling.continuous.check_interval", K_DUR, O(continuous.check_interval_ms), 100,
 	  600000 },
 	{ "profiling.continuous.trigger", K_SECTION },
-	{ "profiling.continuous.trigger.execute_duration", K_DUR,
-	  O(continuous.execute_duration_ms), 1000, 86400000 },
-	{ "profiling.continuous.trigger.silence_duration", K_DUR,
-	  O(continuous.silence_duration_ms), 0, 86400000 },
+	{ "profiling.continuous.trigger.execute_duration", K_DUR, O(continuous.execute_duration_ms),
+	  1000, 86400000 },
+	{ "profiling.continuous.trigger.silence_duration", K_DUR, O(continuous.silence_duration_ms),
+	  0, 86400000 },
 	{ "access_log", K_IGNORED },
 	{ "skyprof", K_SECTION },
 	{ "skyprof.frequency", K_U32, O(skyprof.frequency), 1, 100000 },
@@ -383,8 +390,7 @@ static const struct key keys[] = {
 	{ "skyprof.schedule", K_SECTION },
 	{ "skyprof.schedule.target", K_TARGET, O(skyprof.schedule_target) },
 	{ "skyprof.schedule.duration", K_DUR, O(skyprof.schedule_duration_ms), 1000, 86400000 },
-	{ "skyprof.schedule.interval", K_DUR, O(skyprof.schedule_interval_ms), 1000,
-	  604800000 },
+	{ "skyprof.schedule.interval", K_DUR, O(skyprof.schedule_interval_ms), 1000, 604800000 },
 };
 #undef O
 
@@ -405,8 +411,7 @@ static int fail(struct ctx *x, yaml_node_t *n, const char *path, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(x->err, x->errlen, "%s (line %zu): %s", path, n ? n->start_mark.line + 1 : 0,
-		 msg);
+	snprintf(x->err, x->errlen, "%s (line %zu): %s", path, n ? n->start_mark.line + 1 : 0, msg);
 	return -EINVAL;
 }
 
@@ -514,14 +519,15 @@ static int parse_finder(struct ctx *x, yaml_node_t *n, const char *base, struct 
 	int r;
 
 	if (n->type != YAML_MAPPING_NODE)
-		return fail(x, n, base, "expected a mapping of match_cmd, layer, service_name, "
-					"instance_name, process_name, labels");
+		return fail(x, n, base,
+			    "expected a mapping of match_cmd, layer, service_name, "
+			    "instance_name, process_name, labels");
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
-		const char *name = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value
-							       : "?";
+		const char *name =
+			k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?";
 		char **dst = NULL;
 
 		join(path, sizeof(path), base, ".", name);
@@ -581,9 +587,10 @@ static int parse_finder(struct ctx *x, yaml_node_t *n, const char *base, struct 
 	}
 	f->re_ok = true;
 	for (size_t i = 0; i < 4; i++) {
-		const char *t = i == 0 ? f->layer : i == 1 ? f->service_name
-				      : i == 2	 ? f->instance_name
-						 : f->process_name;
+		const char *t = i == 0	 ? f->layer
+				: i == 1 ? f->service_name
+				: i == 2 ? f->instance_name
+					 : f->process_name;
 		char msg[256];
 
 		if (tmpl_check(t, msg, sizeof(msg))) {
@@ -730,7 +737,7 @@ static int walk_mapping(struct ctx *x, yaml_node_t *n, const char *prefix)
 	int r;
 
 	if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
-		return 0;	/* "section:" with nothing under it */
+		return 0; /* "section:" with nothing under it */
 	if (n->type != YAML_MAPPING_NODE)
 		return fail(x, n, *prefix ? prefix : "(top)", "expected a mapping of keys");
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
@@ -789,8 +796,9 @@ static int check(struct agent_config *c, char *err, size_t errlen)
 		return -ENOMEM;
 	if (c->skyprof.schedule_target != AGENT_TARGET_NONE &&
 	    c->skyprof.schedule_duration_ms >= c->skyprof.schedule_interval_ms) {
-		snprintf(err, errlen, "skyprof.schedule.duration: must be shorter than "
-				      "skyprof.schedule.interval");
+		snprintf(err, errlen,
+			 "skyprof.schedule.duration: must be shorter than "
+			 "skyprof.schedule.interval");
 		return -EINVAL;
 	}
 	return 0;

@@ -20,10 +20,10 @@
 
 /* process_discovery.scanner.regex[]: one finder. */
 struct agent_finder {
-	char *match_cmd;	/* POSIX extended regex over the command line */
+	char *match_cmd; /* POSIX extended regex over the command line */
 	regex_t re;
 	bool re_ok;
-	char *layer;		/* templates, see agent_template.h */
+	char *layer; /* templates, see agent_template.h */
 	char *service_name;
 	char *instance_name;
 	char *process_name;
@@ -38,10 +38,10 @@ enum agent_target {
 };
 
 struct agent_config {
-	int log_level;			/* enum log_level */
-	char *cluster_name;		/* core.cluster_name (accepted, not used for hosts) */
+	int log_level;	    /* enum log_level */
+	char *cluster_name; /* core.cluster_name (accepted, not used for hosts) */
 	struct {
-		char *addr;		/* NULL: no OAP, the embedded (spool) mode */
+		char *addr; /* NULL: no OAP, the embedded (spool) mode */
 		bool enable_tls;
 		char *client_pem_path, *client_key_path, *ca_pem_path;
 		bool insecure_skip_verify;
@@ -50,16 +50,16 @@ struct agent_config {
 	} backend;
 
 	uint64_t heartbeat_period_ms;
-	uint32_t properties_report_period;	/* re-report all every Nth heartbeat */
+	uint32_t properties_report_period; /* re-report all every Nth heartbeat */
 	uint64_t scan_period_ms;
 	char *scan_mode;
 	struct agent_finder *finders;
 	size_t nr_finders;
 
 	bool profiling_active;
-	uint64_t check_interval_ms;	/* queryTasks */
-	uint64_t flush_interval_ms;	/* collectProfilingData */
-	uint64_t oncpu_dump_period_ms;	/* on-CPU sampling period: 1000 / Hz */
+	uint64_t check_interval_ms;    /* queryTasks */
+	uint64_t flush_interval_ms;    /* collectProfilingData */
+	uint64_t oncpu_dump_period_ms; /* on-CPU sampling period: 1000 / Hz */
 
 	struct {
 		char *meter_prefix;
@@ -68,21 +68,21 @@ struct agent_config {
 	} continuous;
 
 	struct {
-		uint32_t frequency;	/* Hz; 0: from oncpu_dump_period_ms */
-		uint32_t dwarf_bytes;	/* user stack copied per sample; 0 off */
-		uint32_t max_depth;	/* 0: module default */
-		uint32_t ring_pages;	/* 0: module default */
+		uint32_t frequency;   /* Hz; 0: from oncpu_dump_period_ms */
+		uint32_t dwarf_bytes; /* user stack copied per sample; 0 off */
+		uint32_t max_depth;   /* 0: module default */
+		uint32_t ring_pages;  /* 0: module default */
 		uint64_t offcpu_min_block_ns;
 		char *spool_dir;
-		uint64_t queue_bytes;	/* unsent upload data held at most */
+		uint64_t queue_bytes; /* unsent upload data held at most */
 		uint64_t connect_timeout_ms, call_timeout_ms;
 		uint64_t backoff_max_ms;
 		/* Embedded mode: profile every discovered process on a schedule. */
-		int schedule_target;	/* enum agent_target */
+		int schedule_target; /* enum agent_target */
 		uint64_t schedule_duration_ms, schedule_interval_ms;
 	} skyprof;
 
-	unsigned int nr_warnings;	/* unknown keys and the like, each logged */
+	unsigned int nr_warnings; /* unknown keys and the like, each logged */
 };
 
 void config_defaults(struct agent_config *c);

@@ -37,17 +37,17 @@
 /* The state of the one call in flight. */
 struct call {
 	int32_t stream_id;
-	const uint8_t *body;	/* framed request messages */
+	const uint8_t *body; /* framed request messages */
 	size_t body_len, body_off;
 	struct grpc_reader reader;
 	int http_status;
-	int grpc_status;	/* -1 until a grpc-status header arrives */
+	int grpc_status; /* -1 until a grpc-status header arrives */
 	char message[256];
 	bool content_type_ok;
-	bool headers_seen;	/* the first HEADERS frame */
+	bool headers_seen; /* the first HEADERS frame */
 	bool trailers_only;
 	bool closed;
-	uint32_t rst_error;	/* HTTP/2 error code the stream closed with */
+	uint32_t rst_error; /* HTTP/2 error code the stream closed with */
 };
 
 struct grpc_conn {
@@ -60,9 +60,9 @@ struct grpc_conn {
 	SSL *ssl;
 	int fd;
 	nghttp2_session *h2;
-	bool write_blocked;	/* the last send hit EAGAIN: poll for POLLOUT */
+	bool write_blocked; /* the last send hit EAGAIN: poll for POLLOUT */
 	bool eof;
-	uint64_t last_rx_ms;	/* last time the peer sent anything */
+	uint64_t last_rx_ms; /* last time the peer sent anything */
 	bool ping_acked;
 	struct call *call;
 };
@@ -168,8 +168,9 @@ static int tls_setup(struct grpc_conn *c, char *err, size_t errlen)
 		char what[512];
 
 		if (!c->cert_file || !c->key_file) {
-			snprintf(err, errlen, "TLS: a client certificate needs both the cert and "
-					      "the key file");
+			snprintf(err, errlen,
+				 "TLS: a client certificate needs both the cert and "
+				 "the key file");
 			return -EINVAL;
 		}
 		if (SSL_CTX_use_certificate_chain_file(c->ctx, c->cert_file) != 1) {
@@ -310,7 +311,7 @@ static int tcp_connect(struct grpc_conn *c, uint64_t deadline, char *err, size_t
 			close(fd);
 			continue;
 		}
-connected:
+	connected:
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c->fd = fd;
 		freeaddrinfo(res);
@@ -440,7 +441,8 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		/* A status we cannot read is still a failure, not success. */
 		call->grpc_status = code < 0 ? GRPC_UNKNOWN : code;
 		if (code < 0 && !call->message[0])
-			snprintf(call->message, sizeof(call->message), "unparsable grpc-status '%.*s'",
+			snprintf(call->message, sizeof(call->message),
+				 "unparsable grpc-status '%.*s'",
 				 (int)(valuelen < 32 ? valuelen : 32), value);
 	} else if (IS("grpc-message")) {
 		grpc_decode_message((const char *)value, valuelen, call->message,
@@ -564,7 +566,7 @@ static int pump(struct grpc_conn *c, uint64_t deadline, bool (*done)(struct grpc
 		if (done(c))
 			return 0;
 		if (!nghttp2_session_want_read(c->h2) && !nghttp2_session_want_write(c->h2))
-			return -ECONNRESET;	/* GOAWAY handled, nothing more will come */
+			return -ECONNRESET; /* GOAWAY handled, nothing more will come */
 		if (!(c->ssl && SSL_pending(c->ssl) > 0)) {
 			r = wait_fd(c->fd, POLLIN | (c->write_blocked ? POLLOUT : 0), deadline);
 			if (r)
@@ -680,7 +682,7 @@ static void finish_result(struct call *call, struct grpc_result *res)
 		snprintf(res->message, sizeof(res->message), "%s", call->message);
 	} else if (call->rst_error) {
 		res->code = call->rst_error == NGHTTP2_REFUSED_STREAM ? GRPC_UNAVAILABLE
-				: call->rst_error == NGHTTP2_CANCEL   ? GRPC_CANCELLED
+			    : call->rst_error == NGHTTP2_CANCEL	      ? GRPC_CANCELLED
 								      : GRPC_INTERNAL;
 		snprintf(res->message, sizeof(res->message), "stream reset by the server (%s)",
 			 nghttp2_http2_strerror(call->rst_error));
@@ -749,8 +751,8 @@ int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs
 		return r;
 	}
 
-#define NV(n, v)                                                                          \
-	hdrs[nh++] = (nghttp2_nv){ (uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), \
+#define NV(n, v)                                                                                   \
+	hdrs[nh++] = (nghttp2_nv){ (uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v),       \
 				   NGHTTP2_NV_FLAG_NONE }
 	grpc_format_timeout(timeout_ms, timeout, sizeof(timeout));
 	snprintf(ua, sizeof(ua), "skyprof/%s grpc-c-nghttp2", SKYPROF_VERSION);

@@ -18,15 +18,15 @@
 #include <stdint.h>
 
 struct grpc_opts {
-	const char *addr;		/* "host:port", "[v6]:port" */
+	const char *addr; /* "host:port", "[v6]:port" */
 	bool tls;
-	const char *ca_file;		/* NULL: the system's trust store */
-	const char *cert_file;		/* client certificate chain (PEM), or NULL */
-	const char *key_file;		/* its key (PEM), or NULL */
-	bool insecure_skip_verify;	/* TLS without checking the server */
-	const char *authentication;	/* sent as `authentication` on every call, or NULL */
+	const char *ca_file;	    /* NULL: the system's trust store */
+	const char *cert_file;	    /* client certificate chain (PEM), or NULL */
+	const char *key_file;	    /* its key (PEM), or NULL */
+	bool insecure_skip_verify;  /* TLS without checking the server */
+	const char *authentication; /* sent as `authentication` on every call, or NULL */
 	uint32_t connect_timeout_ms;
-	uint32_t keepalive_ms;		/* PING after this much idle time; 0 off */
+	uint32_t keepalive_ms; /* PING after this much idle time; 0 off */
 };
 
 struct grpc_msg {
@@ -35,11 +35,11 @@ struct grpc_msg {
 };
 
 struct grpc_result {
-	int code;		/* enum grpc_code */
-	char message[256];	/* grpc-message, decoded, or our own explanation */
-	uint8_t *body;		/* the first response message (malloc'ed), or NULL */
+	int code;	   /* enum grpc_code */
+	char message[256]; /* grpc-message, decoded, or our own explanation */
+	uint8_t *body;	   /* the first response message (malloc'ed), or NULL */
 	size_t body_len;
-	bool trailers_only;	/* the answer was one HEADERS frame */
+	bool trailers_only; /* the answer was one HEADERS frame */
 };
 
 struct grpc_conn;

@@ -12,10 +12,22 @@
 #include "grpc_frame.h"
 
 static const char *const code_names[] = {
-	"OK",		     "CANCELLED",	 "UNKNOWN",	       "INVALID_ARGUMENT",
-	"DEADLINE_EXCEEDED", "NOT_FOUND",	 "ALREADY_EXISTS",     "PERMISSION_DENIED",
-	"RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",	       "OUT_OF_RANGE",
-	"UNIMPLEMENTED",     "INTERNAL",	 "UNAVAILABLE",	       "DATA_LOSS",
+	"OK",
+	"CANCELLED",
+	"UNKNOWN",
+	"INVALID_ARGUMENT",
+	"DEADLINE_EXCEEDED",
+	"NOT_FOUND",
+	"ALREADY_EXISTS",
+	"PERMISSION_DENIED",
+	"RESOURCE_EXHAUSTED",
+	"FAILED_PRECONDITION",
+	"ABORTED",
+	"OUT_OF_RANGE",
+	"UNIMPLEMENTED",
+	"INTERNAL",
+	"UNAVAILABLE",
+	"DATA_LOSS",
 	"UNAUTHENTICATED",
 };
 
@@ -28,7 +40,7 @@ const char *grpc_code_name(int code)
 
 void grpc_frame_header(uint8_t hdr[GRPC_FRAME_HDR], uint32_t len)
 {
-	hdr[0] = 0;	/* not compressed: we never negotiate grpc-encoding */
+	hdr[0] = 0; /* not compressed: we never negotiate grpc-encoding */
 	hdr[1] = (uint8_t)(len >> 24);
 	hdr[2] = (uint8_t)(len >> 16);
 	hdr[3] = (uint8_t)(len >> 8);

@@ -51,14 +51,14 @@ void grpc_frame_header(uint8_t hdr[GRPC_FRAME_HDR], uint32_t len);
 struct grpc_reader {
 	uint8_t hdr[GRPC_FRAME_HDR];
 	size_t hdr_have;
-	uint8_t *buf;		/* current message, malloc'ed */
-	size_t need, have;	/* length from the prefix, bytes so far */
+	uint8_t *buf;	   /* current message, malloc'ed */
+	size_t need, have; /* length from the prefix, bytes so far */
 	bool in_body;
-	uint8_t *first;		/* the first complete message, or NULL */
+	uint8_t *first; /* the first complete message, or NULL */
 	size_t first_len;
 	bool got_first;
-	unsigned int extra;	/* complete messages after the first */
-	int error;		/* sticky: -EPROTO (compressed), -EMSGSIZE, -ENOMEM */
+	unsigned int extra; /* complete messages after the first */
+	int error;	    /* sticky: -EPROTO (compressed), -EMSGSIZE, -ENOMEM */
 };
 
 void grpc_reader_init(struct grpc_reader *r);

@@ -19,6 +19,7 @@ static const struct {
 	{ "top", cmd_top_main, "live view of the hottest functions" },
 	{ "report", cmd_report_main, "print or convert a profile written by record" },
 	{ "status", cmd_status_main, "show the kernel module, its limits and sessions" },
+	{ "agent", cmd_agent_main, "SkyWalking agent: register processes, run and upload tasks" },
 };
 
 static void usage(FILE *f)

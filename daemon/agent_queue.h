@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The upload queue between the task runner (producer, main thread) and the
+ * OAP thread (consumer): batches of encoded messages, each batch one
+ * client-streaming call. It holds at most a configured number of bytes; when
+ * a new batch would pass it, the oldest batches are dropped and counted, so
+ * an absent OAP costs bounded memory and nothing is lost without a number
+ * saying so. Pushing never blocks on the network.
+ */
+#ifndef SKYPROF_AGENT_QUEUE_H
+#define SKYPROF_AGENT_QUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct upload_batch {
+	struct upload_batch *next;
+	const char *path; /* gRPC method, a string literal */
+	char what[160];	  /* for log lines: "task T pid P" */
+	uint8_t **msgs;
+	size_t *lens;
+	size_t n, cap;
+	size_t bytes;
+	uint64_t units; /* what the batch carries (dumpCount sum...) for the counters */
+	unsigned int attempts;
+};
+
+struct upload_stats {
+	uint64_t queued_batches, sent_batches, dropped_batches;
+	uint64_t sent_msgs, dropped_msgs;
+	uint64_t dropped_bytes;
+	uint64_t sent_units, dropped_units;
+};
+
+struct upload_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* signalled on push and on close */
+	struct upload_batch *head, *tail;
+	size_t bytes, limit, nr;
+	struct upload_stats st;
+	bool closing;
+};
+
+struct upload_batch *batch_new(const char *path, const char *what);
+/* Takes ownership of msg (malloc'ed) on 0; -ENOMEM otherwise. */
+int batch_add(struct upload_batch *b, uint8_t *msg, size_t len);
+void batch_free(struct upload_batch *b);
+
+void queue_init(struct upload_queue *q, size_t limit_bytes);
+void queue_destroy(struct upload_queue *q);
+/*
+ * Append b (the queue owns it after the call). Drops the oldest batches
+ * while the total would pass the limit, or b itself when it alone is over.
+ * Returns how many batches were dropped.
+ */
+unsigned int queue_push(struct upload_queue *q, struct upload_batch *b);
+/* Take the oldest batch, waiting up to timeout_ms for one; NULL if none. */
+struct upload_batch *queue_pop(struct upload_queue *q, int timeout_ms);
+/*
+ * A batch that could not be sent goes back in front (to keep the order),
+ * subject to the same limit: if newer data has filled the queue meanwhile,
+ * it is the one dropped.
+ */
+void queue_return(struct upload_queue *q, struct upload_batch *b);
+/* Count a batch as delivered and free it. */
+void queue_sent(struct upload_queue *q, struct upload_batch *b);
+/* Count a batch as dropped (e.g. the OAP rejected it for good) and free it. */
+void queue_drop(struct upload_queue *q, struct upload_batch *b);
+void queue_get_stats(struct upload_queue *q, struct upload_stats *out, size_t *pending_batches,
+		     size_t *pending_bytes);
+void queue_close(struct upload_queue *q);
+
+#endif

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skyprof agent: the SkyWalking side of skyprof, rover-compatible.
+ *
+ * Threads: this one discovers processes, runs tasks and drains their rings;
+ * the OAP thread (agent_oap.c) does every network call. They meet in three
+ * places, each with its own lock: the process table, the task inbox and the
+ * upload queue. Without core.backend.addr there is no OAP thread: tasks come
+ * from the skyprof.schedule section and profiles go to the spool directory.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_log.h"
+#include "agent_oap.h"
+#include "agent_procs.h"
+#include "agent_queue.h"
+#include "agent_runner.h"
+#include "agent_task.h"
+#include "agent_template.h"
+#include "commands.h"
+#include "config_agent.h"
+
+#define DEFAULT_CONFIG "/etc/skyprof/agent.yaml"
+#define MAX_RUNS       8
+#define STOP_DRAIN_MS  5000
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skyprof agent [-c FILE] [--check] [--log-level LEVEL]\n"
+		"\n"
+		"Registers this host's processes with an Apache SkyWalking OAP (as\n"
+		"skywalking-rover's host mode), runs the on-CPU and off-CPU profiling tasks\n"
+		"created in the SkyWalking UI through skyprof.ko, and uploads the stacks.\n"
+		"Without core.backend.addr it profiles on the skyprof.schedule of its config\n"
+		"and writes pprof + SVG files into skyprof.spool_dir.\n"
+		"\n"
+		"  -c, --config FILE   the YAML config (rover_configs.yaml keys; default %s)\n"
+		"  --check             load and check the config, print the result, exit\n"
+		"  --log-level LEVEL   error, warn, info or debug (overrides logger.level)\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"SIGTERM/SIGINT stop it: running tasks end with a final upload. The config\n"
+		"schema is in docs/agent.md.\n",
+		DEFAULT_CONFIG);
+}
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A random UUIDv4, as rover's agent id: unique per run. */
+static void make_uuid(char out[37])
+{
+	uint8_t b[16];
+
+	if (getrandom(b, sizeof(b), 0) != sizeof(b)) {
+		uint64_t t = mono_ms() ^ ((uint64_t)getpid() << 32);
+
+		for (int i = 0; i < 16; i++)
+			b[i] = (uint8_t)(t >> (i % 8 * 8)) ^ (uint8_t)(i * 37);
+	}
+	b[6] = (b[6] & 0x0f) | 0x40;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+		 b[13], b[14], b[15]);
+}
+
+/* A task held by the agent: waiting for its start, or running. */
+struct held {
+	struct task_spec spec;
+	struct agent_run *run; /* NULL while waiting */
+};
+
+struct agent {
+	struct agent_config cfg;
+	struct agent_procs procs;
+	struct upload_queue queue;
+	struct agent_inbox inbox;
+	struct agent_oap oap;
+	bool oap_mode;
+	struct tmpl_host host;
+	char hostname[256];
+	char agent_id[37];
+	struct held held[MAX_RUNS];
+	size_t nr_held;
+	uint64_t next_schedule_ms; /* embedded mode */
+	uint64_t tasks_started, tasks_failed;
+};
+
+static void held_remove(struct agent *a, size_t i)
+{
+	run_free(a->held[i].run);
+	a->held[i] = a->held[--a->nr_held];
+}
+
+static void held_stop(struct agent *a, size_t i)
+{
+	if (a->held[i].run)
+		run_finish(a->held[i].run, a->oap_mode ? NULL : a->cfg.skyprof.spool_dir);
+	held_remove(a, i);
+}
+
+/* Rover's rules: expired tasks are dropped, a re-sent one extends, another on
+ * the same key replaces the held one. */
+static void accept_task(struct agent *a, const struct task_spec *t)
+{
+	uint64_t now = agent_wall_ms();
+	struct held *h = NULL;
+	size_t hi = 0;
+
+	for (size_t i = 0; i < a->nr_held; i++)
+		if (task_same_key(&a->held[i].spec, t)) {
+			h = &a->held[i];
+			hi = i;
+		}
+	switch (task_decide(h ? &h->spec : NULL, t, now)) {
+	case TASK_EXPIRED:
+		log_info("task %s: ended at %" PRIu64 " (now %" PRIu64 "): dropped", t->task_id,
+			 task_end_ms(t), now);
+		return;
+	case TASK_EXTEND:
+		h->spec = *t;
+		if (h->run)
+			run_extend(h->run, task_end_ms(t));
+		log_info("task %s: sent again: ends at %" PRIu64, t->task_id, task_end_ms(t));
+		return;
+	case TASK_REPLACE:
+		log_info("task %s replaces task %s on process %s", t->task_id, h->spec.task_id,
+			 t->process_id);
+		held_stop(a, hi);
+		break;
+	case TASK_NEW:
+		break;
+	}
+	if (a->nr_held == MAX_RUNS) {
+		log_warn("task %s: %d tasks are held already: rejected", t->task_id, MAX_RUNS);
+		return;
+	}
+	a->held[a->nr_held++] = (struct held){ .spec = *t };
+}
+
+/* Start the waiting tasks whose time has come. */
+static void start_due(struct agent *a)
+{
+	uint64_t now = agent_wall_ms();
+
+	for (size_t i = 0; i < a->nr_held;) {
+		struct held *h = &a->held[i];
+		char err[512];
+		uint32_t pid;
+		int r;
+
+		if (h->run || now < h->spec.start_ms) {
+			i++;
+			continue;
+		}
+		if (now > task_end_ms(&h->spec)) {
+			log_info("task %s: expired before it could start", h->spec.task_id);
+			held_remove(a, i);
+			continue;
+		}
+		pid = procs_pid_of(&a->procs, h->spec.process_id);
+		if (!pid) {
+			log_warn("task %s: process %s is not one of ours (exited, or never "
+				 "registered): task dropped",
+				 h->spec.task_id, h->spec.process_id);
+			a->tasks_failed++;
+			held_remove(a, i);
+			continue;
+		}
+		r = run_start(&h->run, &h->spec, pid, &a->cfg, a->oap_mode ? &a->queue : NULL, err,
+			      sizeof(err));
+		if (r) {
+			log_warn("task %s: cannot profile pid %u: %s", h->spec.task_id, pid, err);
+			a->tasks_failed++;
+			held_remove(a, i);
+			continue;
+		}
+		a->tasks_started++;
+		log_info("task %s: %s profiling of pid %u started, until %" PRIu64, h->spec.task_id,
+			 task_target_name(h->spec.target), pid, task_end_ms(&h->spec));
+		i++;
+	}
+}
+
+/* Embedded mode: every schedule interval, one task per discovered process. */
+static void schedule_local(struct agent *a)
+{
+	uint64_t now = agent_wall_ms();
+	struct agent_procs *t = &a->procs;
+
+	if (a->oap_mode || a->cfg.skyprof.schedule_target == AGENT_TARGET_NONE ||
+	    now < a->next_schedule_ms)
+		return;
+	a->next_schedule_ms = now + a->cfg.skyprof.schedule_interval_ms;
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; i < t->n; i++) {
+		struct task_spec s = { 0 };
+
+		/* Locally the formula's id is the process's id. */
+		snprintf(t->v[i].process_id, sizeof(t->v[i].process_id), "%s", t->v[i].expected_id);
+		snprintf(s.task_id, sizeof(s.task_id), "local-%" PRIu64 "-%u", now, t->v[i].pid);
+		snprintf(s.process_id, sizeof(s.process_id), "%s", t->v[i].process_id);
+		s.target = a->cfg.skyprof.schedule_target;
+		s.trigger = TASK_TRIGGER_LOCAL;
+		s.start_ms = now;
+		s.update_ms = now;
+		s.duration_s = (a->cfg.skyprof.schedule_duration_ms + 999) / 1000;
+		pthread_mutex_unlock(&t->lock);
+		accept_task(a, &s);
+		pthread_mutex_lock(&t->lock);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void report_stats(struct agent *a, const char *when)
+{
+	struct upload_stats st;
+	size_t pb = 0, pbytes = 0;
+
+	queue_get_stats(&a->queue, &st, &pb, &pbytes);
+	log_info("agent %s: tasks started %" PRIu64 " failed %" PRIu64 "; uploads: %" PRIu64
+		 " batches sent (%" PRIu64 " messages, count %" PRIu64 "), %" PRIu64
+		 " dropped (%" PRIu64 " messages, count %" PRIu64 ", %" PRIu64
+		 " bytes), %zu pending (%zu bytes); OAP calls ok %" PRIu64 " failed %" PRIu64,
+		 when, a->tasks_started, a->tasks_failed, st.sent_batches, st.sent_msgs,
+		 st.sent_units, st.dropped_batches, st.dropped_msgs, st.dropped_units,
+		 st.dropped_bytes, pb, pbytes, (uint64_t)a->oap.st.calls_ok,
+		 (uint64_t)a->oap.st.calls_failed);
+}
+
+static int loop(struct agent *a)
+{
+	uint64_t next_scan = 0, next_stats = mono_ms() + 60000;
+
+	while (!stopping) {
+		struct pollfd pfd[1 + 2 * MAX_RUNS];
+		struct task_spec *in = NULL;
+		size_t nin;
+		int np = 0;
+		uint64_t now = mono_ms();
+
+		if (now >= next_scan) {
+			int r = procs_scan(&a->procs, &a->cfg, &a->host);
+
+			if (r < 0)
+				log_warn("discovery: cannot read /proc: %s", strerror(-r));
+			next_scan = now + a->cfg.scan_period_ms;
+		}
+		nin = inbox_take(&a->inbox, &in);
+		for (size_t i = 0; i < nin; i++)
+			accept_task(a, &in[i]);
+		free(in);
+		schedule_local(a);
+		start_due(a);
+
+		for (size_t i = 0; i < a->nr_held;) {
+			struct held *h = &a->held[i];
+			int r;
+
+			if (!h->run) {
+				i++;
+				continue;
+			}
+			r = run_step(h->run, agent_wall_ms());
+			if (r) {
+				if (r < 0)
+					log_warn("task %s: %s", h->spec.task_id, strerror(-r));
+				held_stop(a, i);
+				continue;
+			}
+			i++;
+		}
+		if (now >= next_stats) {
+			report_stats(a, "status");
+			next_stats = now + 60000;
+		}
+
+		/* Sleep until a ring has data, a task arrives, or 100 ms pass (flush
+		 * timers, task ends and scans are checked at that resolution). */
+		pfd[np++] = (struct pollfd){ .fd = a->inbox.efd, .events = POLLIN };
+		for (size_t i = 0; i < a->nr_held; i++)
+			if (a->held[i].run)
+				np += run_pollfds(a->held[i].run, &pfd[np]);
+		if (poll(pfd, (nfds_t)np, 100) < 0 && errno != EINTR)
+			log_warn("poll: %s", strerror(errno));
+	}
+	return 0;
+}
+
+int cmd_agent_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "log-level", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static struct agent a;
+	const char *config = NULL, *level = NULL;
+	bool check_only = false;
+	char err[1024];
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'C':
+			check_only = true;
+			break;
+		case 'L':
+			level = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "(see `skyprof agent --help`)\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr,
+			"skyprof agent: unexpected argument '%s'\n(see `skyprof agent "
+			"--help`)\n",
+			argv[optind]);
+		return 2;
+	}
+	if (level && log_level_parse(level) < 0) {
+		fprintf(stderr,
+			"skyprof agent: --log-level: '%s' is not error, warn, info or "
+			"debug\n",
+			level);
+		return 2;
+	}
+	if (!config && access(DEFAULT_CONFIG, R_OK) == 0)
+		config = DEFAULT_CONFIG;
+	if (config)
+		r = config_load_file(&a.cfg, config, err, sizeof(err));
+	else
+		r = config_load_string(&a.cfg, "", 0, err, sizeof(err));
+	if (r) {
+		log_error("config %s: %s", config ? config : "(defaults)", err);
+		config_free(&a.cfg);
+		return 1;
+	}
+	log_set_level(level ? log_level_parse(level) : a.cfg.log_level);
+	if (check_only) {
+		printf("%s: ok (%u warnings): %s, %zu finders, on-CPU at %u Hz\n",
+		       config ? config : "(defaults)", a.cfg.nr_warnings,
+		       a.cfg.backend.addr ? a.cfg.backend.addr : "no OAP (spool mode)",
+		       a.cfg.nr_finders, config_oncpu_freq(&a.cfg));
+		config_free(&a.cfg);
+		return 0;
+	}
+
+	install_signals();
+	make_uuid(a.agent_id);
+	if (gethostname(a.hostname, sizeof(a.hostname) - 1))
+		snprintf(a.hostname, sizeof(a.hostname), "localhost");
+	a.host = (struct tmpl_host){ .hostname = a.hostname,
+				     .instance_id = a.agent_id,
+				     .ip = tmpl_host_ip };
+	procs_init(&a.procs, NULL);
+	queue_init(&a.queue, a.cfg.skyprof.queue_bytes);
+	r = inbox_init(&a.inbox);
+	if (r) {
+		log_error("eventfd: %s", strerror(-r));
+		return 1;
+	}
+	if (!a.cfg.nr_finders)
+		log_warn("config: no process_discovery.scanner.regex finders: no process will be "
+			 "registered");
+	a.oap_mode = a.cfg.backend.addr != NULL;
+	if (a.oap_mode) {
+		r = oap_start(&a.oap, &a.cfg, &a.procs, &a.queue, &a.inbox, &a.host, a.agent_id,
+			      err, sizeof(err));
+		if (r) {
+			log_error("core.backend: %s", err);
+			return 1;
+		}
+		log_info(
+			"agent %s started: OAP %s%s%s, %zu finders, on-CPU at %u Hz, queue %" PRIu64
+			" bytes",
+			a.agent_id, a.cfg.backend.addr, a.cfg.backend.enable_tls ? " (TLS)" : "",
+			a.cfg.backend.authentication ? " with a token" : "", a.cfg.nr_finders,
+			config_oncpu_freq(&a.cfg), a.cfg.skyprof.queue_bytes);
+	} else {
+		log_info("agent %s started without an OAP: %s tasks every %.0f s into %s",
+			 a.agent_id, task_target_name(a.cfg.skyprof.schedule_target),
+			 (double)a.cfg.skyprof.schedule_interval_ms / 1000,
+			 a.cfg.skyprof.spool_dir);
+		/* the first round after one scan has found the processes */
+		a.next_schedule_ms = agent_wall_ms() + a.cfg.scan_period_ms + 100;
+	}
+
+	loop(&a);
+
+	log_info("agent: stopping: %zu tasks held", a.nr_held);
+	while (a.nr_held)
+		held_stop(&a, a.nr_held - 1);
+	if (a.oap_mode)
+		oap_stop(&a.oap, STOP_DRAIN_MS);
+	report_stats(&a, "exit");
+	inbox_destroy(&a.inbox);
+	queue_destroy(&a.queue);
+	procs_free(&a.procs);
+	config_free(&a.cfg);
+	return 0;
+}
