@@ -60,32 +60,56 @@ struct profile {
 #define PID_EMPTY UINT32_MAX
 
 /*
- * A multiply-rotate mix per 64-bit word (the ips are well spread already,
- * the mix only has to break up runs of equal high bits), finished with a
- * murmur-style avalanche.
+ * Hashing the ips is most of the cost of a sample, so it runs four
+ * independent multiply-xor lanes (the CPU overlaps their multiplies instead
+ * of waiting on one long dependency chain) and mixes them once at the end
+ * with a murmur-style avalanche. The ips are well spread already; the table
+ * compares full keys, so the hash only has to spread, not to resist attack.
  */
-static inline uint64_t mix(uint64_t h, uint64_t w)
+#define HK1 0x9e3779b97f4a7c15ULL
+#define HK2 0xc2b2ae3d27d4eb4fULL
+#define HK3 0x165667b19e3779f9ULL
+#define HK4 0x27d4eb2f165667c5ULL
+
+static inline uint64_t rotl(uint64_t x, int r)
 {
-	w *= 0x87c37b91114253d5ULL;
-	w = (w << 31) | (w >> 33);
-	h ^= w * 0x4cf5ad432745937fULL;
-	return ((h << 27) | (h >> 37)) * 5 + 0x52dce729;
+	return (x << r) | (x >> (64 - r));
+}
+
+static inline void hash_words(uint64_t h[4], const uint64_t *w, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		h[0] = (h[0] ^ w[i]) * HK1;
+		h[1] = (h[1] ^ w[i + 1]) * HK2;
+		h[2] = (h[2] ^ w[i + 2]) * HK3;
+		h[3] = (h[3] ^ w[i + 3]) * HK4;
+	}
+	for (; i < n; i++)
+		h[i & 3] = (h[i & 3] ^ w[i]) * HK1;
 }
 
 static uint64_t hash_sample(const struct sp_sample *s)
 {
-	uint64_t h = ((uint64_t)s->tgid << 32 | s->tid) ^
-		     ((uint64_t)s->nr_kernel << 48 | (uint64_t)s->nr_user << 32);
+	uint64_t h[4] = { (uint64_t)s->tgid << 32 | s->tid,
+			  (uint64_t)s->nr_kernel << 16 | s->nr_user, HK3, HK4 };
 
-	h = mix(0x9e3779b97f4a7c15ULL, h);
-	for (unsigned int i = 0; i < s->nr_kernel; i++)
-		h = mix(h, s->kernel_ips[i]);
-	for (unsigned int i = 0; i < s->nr_user; i++)
-		h = mix(h, s->user_ips[i]);
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return h;
+	if (s->nr_kernel)
+		hash_words(h, s->kernel_ips, s->nr_kernel);
+	/* Rotate the lanes so kernel and user words never line up the same
+	 * way for two different splits of one ip sequence. */
+	h[0] = rotl(h[0], 17) ^ h[3];
+	if (s->nr_user)
+		hash_words(h, s->user_ips, s->nr_user);
+	uint64_t r = rotl(h[0], 1) + rotl(h[1], 7) + rotl(h[2], 12) + rotl(h[3], 18);
+
+	r ^= r >> 33;
+	r *= 0xff51afd7ed558ccdULL;
+	r ^= r >> 33;
+	r *= 0xc4ceb9fe1a85ec53ULL;
+	r ^= r >> 33;
+	return r;
 }
 
 static bool same_stack(const struct stack_entry *e, const struct sp_sample *s)
