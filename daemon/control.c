@@ -217,17 +217,16 @@ void control_close(struct control *c)
 	free(c);
 }
 
-/* Pull the extack message out of an NLMSG_ERROR, bounds-checked. */
-static void extack_message(struct nlmsgerr *e, char *buf, size_t len)
+void control_extack_message(const struct nlmsghdr *nlh, char *buf, size_t len)
 {
-	struct nlmsghdr *nlh = (struct nlmsghdr *)(void *)((char *)e - NLMSG_HDRLEN);
+	const struct nlmsgerr *e = (const struct nlmsgerr *)NLMSG_DATA(nlh);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	size_t ack_len = sizeof(*e), total;
 
 	buf[0] = '\0';
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
-	if (nlh->nlmsg_len < NLMSG_HDRLEN)
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*e))
 		return;
 	total = nlh->nlmsg_len - NLMSG_HDRLEN;
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
@@ -238,7 +237,7 @@ static void extack_message(struct nlmsgerr *e, char *buf, size_t len)
 	ack_len = NLMSG_ALIGN(ack_len);
 	if (ack_len >= total)
 		return;
-	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)(void *)((char *)e + ack_len),
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)(void *)((const char *)e + ack_len),
 		      (int)(total - ack_len), NULL) < 0)
 		return;
 	if (tb[NLMSGERR_ATTR_MSG]) {
@@ -258,7 +257,10 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 
 	(void)nla;
 	r->error = e->error ? e->error : -EIO;
-	extack_message(e, r->extack, sizeof(r->extack));
+	/* libnl hands us the payload of a message it checked is whole. */
+	control_extack_message(
+		(const struct nlmsghdr *)(const void *)((const char *)e - NLMSG_HDRLEN), r->extack,
+		sizeof(r->extack));
 	r->done = true;
 	return NL_STOP;
 }
@@ -733,8 +735,10 @@ const char *control_caps_string(uint32_t caps, char *buf, size_t len)
 			continue;
 		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", names[i].name);
 
-		if (n < 0 || (size_t)n >= len - used)
+		if (n < 0 || (size_t)n >= len - used) {
+			buf[used] = '\0';	/* whole names only */
 			break;
+		}
 		used += (size_t)n;
 	}
 	if (!used)

@@ -113,6 +113,14 @@ int control_event_fd(const struct control *c); /* -1 when not subscribed */
 int control_read_events(struct control *c, void (*fn)(void *arg, const struct control_event *e),
 			void *arg);
 
+struct nlmsghdr;
+/*
+ * The kernel's extended-ACK message in an NLMSG_ERROR message of
+ * nlh->nlmsg_len bytes, NUL-terminated into buf ("" when there is none).
+ * Every offset is checked against nlmsg_len. Exposed for tests.
+ */
+void control_extack_message(const struct nlmsghdr *nlh, char *buf, size_t len);
+
 const char *control_clock_name(uint32_t clock);
 const char *control_end_reason_name(uint32_t reason);
 /* "perf-hw,perf-sw,..." of SKYPROF_CAP_* bits into buf. */
