@@ -322,6 +322,11 @@ int symbolizer_note_pid(struct symbolizer *s, uint32_t pid)
 	return read_maps(s, p);
 }
 
+size_t symbolizer_nr_files(const struct symbolizer *s)
+{
+	return sym_elf_cache_files(s->elfs);
+}
+
 const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s, uint32_t pid)
 {
 	struct sym_proc *p = find_proc(s, pid);

@@ -17,6 +17,7 @@
 #define SKYPROF_SYMBOLIZE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct symbolizer_opts {
@@ -71,6 +72,9 @@ int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
  */
 void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr,
 			bool kernel, struct sym_result *out);
+
+/* Distinct ELF files opened so far (the build-id cache's size). */
+size_t symbolizer_nr_files(const struct symbolizer *s);
 
 /* The executable's mapping of pid, or NULL. */
 const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s,

@@ -131,13 +131,19 @@ static void test_dlopen_random_base(void **state)
 	struct fx_proc p, q;
 	struct sym_result r;
 	char lib[PATH_MAX];
+	size_t files;
 
 	(void)state;
 	snprintf(lib, sizeof(lib), "%s/libfx.so", fx_build());
 	start(&p, "fx_main", "dlopen", lib);
 	start(&q, "fx_main", "dlopen", lib);
 	symbolizer_note_pid(s, (uint32_t)p.pid);
+	files = symbolizer_nr_files(s);
+	assert_true(files >= 3);	/* fx_main, libfx.so, libc, ld.so */
+	/* The same files in a second process: cached by build-id, not
+	 * opened again. */
 	symbolizer_note_pid(s, (uint32_t)q.pid);
+	assert_int_equal(symbolizer_nr_files(s), files);
 	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "lib_func"), false, &r);
 	assert_string_equal(r.frames[0].name, "lib_func");
 	assert_true(ends_with(r.map->path, "/libfx.so"));
