@@ -108,5 +108,14 @@ expect_err 2 'not a frequency' record -a -F 0
 expect_err 2 'unknown output format' record -a -o x.txt
 expect_err 2 'no target' record -d 1
 
+# without privilege
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$SKYPROF" record -a -d 1 \
+		-o /tmp/nobody.folded >err.out 2>&1
+	rc=$?
+	[ $rc = 1 ] && grep -q -e 'permission denied' -e CAP_PERFMON err.out && ok "as nobody -> $rc: $(head -1 err.out)" ||
+		bad "as nobody -> $rc: $(cat err.out)"
+fi
+
 [ $fail = 0 ] && echo "PASS" || echo "FAIL"
 exit $fail
