@@ -13,14 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "output.h"
 #include "pprof_read.h"
 #include "profile.h"
 #include "view.h"
 
 #define MAX_OUTPUTS 16
-
-int cmd_report_main(int argc, char **argv);
 
 static void usage(FILE *f)
 {
@@ -34,7 +33,8 @@ static void usage(FILE *f)
 	      "  -o OUTPUT    write the profile to OUTPUT, format by extension: .pb.gz or\n"
 	      "               .pprof (pprof), .folded, .svg (flame graph), .json\n"
 	      "               (speedscope); may be repeated\n"
-	      "  -h, --help   this text\n", f);
+	      "  -h, --help   this text\n",
+	      f);
 }
 
 static void print_top(struct profile *p, const char *path, size_t n)
@@ -60,8 +60,8 @@ static void print_top(struct profile *p, const char *path, size_t n)
 	for (size_t i = 0; i < got; i++)
 		printf("%7.2f%% %7.2f%%  %s%s\n",
 		       total ? 100.0 * (double)top[i].self / (double)total : 0.0,
-		       total ? 100.0 * (double)top[i].total / (double)total : 0.0,
-		       top[i].name, top[i].kernel ? " [k]" : "");
+		       total ? 100.0 * (double)top[i].total / (double)total : 0.0, top[i].name,
+		       top[i].kernel ? " [k]" : "");
 	free(top);
 }
 
@@ -90,7 +90,9 @@ int cmd_report_main(int argc, char **argv)
 			unsigned long n = strtoul(optarg, &end, 10);
 
 			if (!*optarg || *end || n == 0 || n > 100000) {
-				fprintf(stderr, "skyprof report: --top wants a number from 1 to 100000, not '%s'\n",
+				fprintf(stderr,
+					"skyprof report: --top wants a number from 1 to 100000, "
+					"not '%s'\n",
 					optarg);
 				return 2;
 			}
@@ -100,7 +102,8 @@ int cmd_report_main(int argc, char **argv)
 		}
 		case 'o':
 			if (nr_out == MAX_OUTPUTS) {
-				fprintf(stderr, "skyprof report: at most %d -o outputs\n", MAX_OUTPUTS);
+				fprintf(stderr, "skyprof report: at most %d -o outputs\n",
+					MAX_OUTPUTS);
 				return 2;
 			}
 			r = output_format_from_path(optarg);

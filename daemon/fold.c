@@ -58,8 +58,7 @@ static int frame(void *arg, uint32_t func, bool kernel)
 {
 	struct walk *w = arg;
 
-	if (put(w->b, ";", 1) ||
-	    put_name(w->b, view_str(w->v, w->v->functions[func].name)))
+	if (put(w->b, ";", 1) || put_name(w->b, view_str(w->v, w->v->functions[func].name)))
 		return -ENOMEM;
 	return kernel ? put(w->b, "_[k]", 4) : 0;
 }

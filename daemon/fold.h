@@ -14,8 +14,8 @@
 #include "view.h"
 
 struct fold {
-	struct strtab lines;	/* line i >= 1; line 0 is "" and unused */
-	uint64_t *values;	/* values[i] for line i */
+	struct strtab lines; /* line i >= 1; line 0 is "" and unused */
+	uint64_t *values;    /* values[i] for line i */
 	uint32_t cap;
 	uint64_t total;
 };

@@ -28,8 +28,10 @@ int output_format_from_path(const char *path)
 		return OUTPUT_SVG;
 	if (ends_with(path, ".json"))
 		return OUTPUT_JSON;
-	fprintf(stderr, "skyprof: %s: unknown output format; use .pb.gz or .pprof (pprof), "
-		".folded, .svg or .json\n", path);
+	fprintf(stderr,
+		"skyprof: %s: unknown output format; use .pb.gz or .pprof (pprof), "
+		".folded, .svg or .json\n",
+		path);
 	return -EINVAL;
 }
 

@@ -44,8 +44,11 @@ static void put_str(FILE *f, const char *s, const char *suffix)
 	fputc('"', f);
 	while (*p) {
 		unsigned char c = *p;
-		int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
-			: (c & 0xf8) == 0xf0 ? 3 : -1;
+		int n = c < 0x80	     ? 0
+			: (c & 0xe0) == 0xc0 ? 1
+			: (c & 0xf0) == 0xe0 ? 2
+			: (c & 0xf8) == 0xf0 ? 3
+					     : -1;
 		bool ok = n >= 0;
 
 		for (int k = 1; ok && k <= n; k++)
@@ -76,8 +79,8 @@ static void put_str(FILE *f, const char *s, const char *suffix)
 struct jctx {
 	const struct view *v;
 	FILE *f;
-	uint32_t *frame_of;	/* function * 2 + kernel -> frame index + 1 */
-	uint32_t *comm_frame;	/* string index -> frame index + 1 */
+	uint32_t *frame_of;   /* function * 2 + kernel -> frame index + 1 */
+	uint32_t *comm_frame; /* string index -> frame index + 1 */
 	uint32_t nr_frames;
 	bool first;
 };
@@ -126,7 +129,8 @@ int output_json_write(const struct view *v, FILE *f, const char *name)
 		return -ENOMEM;
 	}
 	fputs("{\n  \"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
-	      "  \"exporter\": \"skyprof " SKYPROF_VERSION "\",\n  \"name\": ", f);
+	      "  \"exporter\": \"skyprof " SKYPROF_VERSION "\",\n  \"name\": ",
+	      f);
 	put_str(f, name, NULL);
 	fputs(",\n  \"activeProfileIndex\": 0,\n  \"shared\": {\"frames\": [", f);
 	/* Frames first, numbered in order of first use. */
@@ -146,7 +150,8 @@ int output_json_write(const struct view *v, FILE *f, const char *name)
 	}
 	fputs("\n  ]},\n  \"profiles\": [{\n    \"type\": \"sampled\",\n    \"name\": ", f);
 	put_str(f, off ? "off-CPU" : "on-CPU", NULL);
-	fprintf(f, ",\n    \"unit\": \"%s\",\n    \"startValue\": 0,\n", off ? "nanoseconds" : "none");
+	fprintf(f, ",\n    \"unit\": \"%s\",\n    \"startValue\": 0,\n",
+		off ? "nanoseconds" : "none");
 	for (uint32_t i = 0; i < v->nr_samples; i++)
 		total += view_sample_value(v, &v->samples[i]);
 	fprintf(f, "    \"endValue\": %" PRIu64 ",\n    \"samples\": [", total);

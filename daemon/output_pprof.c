@@ -50,7 +50,7 @@ struct pb {
 	PbLine **linep;
 	PbFunction *funcs;
 	PbFunction **funcp;
-	uint64_t *map_ids;	/* view mapping index -> pprof id */
+	uint64_t *map_ids; /* view mapping index -> pprof id */
 	int64_t comment;
 };
 
@@ -114,8 +114,8 @@ static int build(struct pb *b, const struct view *v)
 	k_tid = str(b, "tid");
 	k_comm = str(b, "comm");
 	b->comment = str(b, "skyprof " SKYPROF_VERSION);
-	if (b->vt[0].type < 0 || b->vt[0].unit < 0 || b->vt[1].type < 0 ||
-	    b->vt[1].unit < 0 || k_pid < 0 || k_tid < 0 || k_comm < 0 || b->comment < 0)
+	if (b->vt[0].type < 0 || b->vt[0].unit < 0 || b->vt[1].type < 0 || b->vt[1].unit < 0 ||
+	    k_pid < 0 || k_tid < 0 || k_comm < 0 || b->comment < 0)
 		return -ENOMEM;
 
 	/* Mappings: main binaries, then the rest, then the kernel. */
@@ -171,8 +171,8 @@ static int build(struct pb *b, const struct view *v)
 		perftools__profiles__location__init(pl);
 		pl->id = i + 1;
 		pl->address = l->address;
-		pl->mapping_id = l->mapping && l->mapping <= v->nr_mappings
-					 ? b->map_ids[l->mapping - 1] : 0;
+		pl->mapping_id =
+			l->mapping && l->mapping <= v->nr_mappings ? b->map_ids[l->mapping - 1] : 0;
 		pl->n_line = l->nr_lines;
 		pl->line = b->linep + nl;
 		for (uint32_t k = 0; k < l->nr_lines; k++, nl++) {
@@ -188,8 +188,7 @@ static int build(struct pb *b, const struct view *v)
 
 	if (!ALLOC(b->samples, v->nr_samples) || !ALLOC(b->samplep, v->nr_samples) ||
 	    !ALLOC(b->labels, (size_t)v->nr_samples * 3) ||
-	    !ALLOC(b->labelp, (size_t)v->nr_samples * 3) ||
-	    !ALLOC(b->locids, v->nr_sample_locs) ||
+	    !ALLOC(b->labelp, (size_t)v->nr_samples * 3) || !ALLOC(b->locids, v->nr_sample_locs) ||
 	    !ALLOC(b->values, (size_t)v->nr_samples * 2))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < v->nr_sample_locs; i++)
@@ -205,8 +204,9 @@ static int build(struct pb *b, const struct view *v)
 		ps->n_value = 2;
 		ps->value = b->values + (size_t)i * 2;
 		ps->value[0] = (int64_t)s->count;
-		ps->value[1] = off ? (int64_t)s->weight
-			       : period ? (int64_t)(s->weight * period) : (int64_t)s->weight;
+		ps->value[1] = off	? (int64_t)s->weight
+			       : period ? (int64_t)(s->weight * period)
+					: (int64_t)s->weight;
 		for (int k = 0; k < 3; k++) {
 			perftools__profiles__label__init(&lb[k]);
 			b->labelp[(size_t)i * 3 + k] = &lb[k];

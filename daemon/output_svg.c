@@ -23,18 +23,18 @@
 #include "strtab.h"
 #include "view.h"
 
-#define WIDTH	  1200
-#define PAD	  10
-#define FRAME_H	  16
-#define TOP	  66
-#define BOTTOM	  34
-#define MIN_PX	  0.1
-#define GLYPH_W	  7.2
+#define WIDTH	1200
+#define PAD	10
+#define FRAME_H 16
+#define TOP	66
+#define BOTTOM	34
+#define MIN_PX	0.1
+#define GLYPH_W 7.2
 
 enum node_type { NODE_USER, NODE_KERNEL, NODE_COMM, NODE_ROOT };
 
 struct node {
-	uint32_t name;		/* string index in the view */
+	uint32_t name; /* string index in the view */
 	uint32_t parent;
 	uint32_t depth;
 	uint8_t type;
@@ -45,10 +45,10 @@ struct tree {
 	const struct view *v;
 	struct node *n;
 	uint32_t nr, cap;
-	uint64_t *keys;		/* open addressing: (parent, name, type) */
-	uint32_t *vals;		/* node + 1 */
+	uint64_t *keys; /* open addressing: (parent, name, type) */
+	uint32_t *vals; /* node + 1 */
 	uint32_t nr_slots;
-	uint32_t cur;		/* walk state: the node a frame is added under */
+	uint32_t cur; /* walk state: the node a frame is added under */
 	uint64_t val;
 };
 
@@ -120,8 +120,7 @@ static int64_t child(struct tree *t, uint32_t parent, uint32_t name, uint8_t typ
 static int add_frame(void *arg, uint32_t func, bool kernel)
 {
 	struct tree *t = arg;
-	int64_t c = child(t, t->cur, t->v->functions[func].name,
-			  kernel ? NODE_KERNEL : NODE_USER);
+	int64_t c = child(t, t->cur, t->v->functions[func].name, kernel ? NODE_KERNEL : NODE_USER);
 
 	if (c < 0)
 		return -ENOMEM;
@@ -138,7 +137,7 @@ static int build_tree(struct tree *t, const struct view *v)
 	t->n = calloc(t->cap, sizeof(*t->n));
 	if (!t->n)
 		return -ENOMEM;
-	t->nr = 1;		/* node 0: "all" */
+	t->nr = 1; /* node 0: "all" */
 	t->n[0].type = NODE_ROOT;
 	for (uint32_t i = 0; i < v->nr_samples; i++) {
 		const struct view_sample *s = &v->samples[i];
@@ -232,8 +231,11 @@ static int layout(struct tree *t)
 /* Length of the UTF-8 sequence at p, or 0 when it is not valid UTF-8. */
 static int utf8_len(const unsigned char *p)
 {
-	int n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
-		: (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+	int n = p[0] < 0x80		? 1
+		: (p[0] & 0xe0) == 0xc0 ? 2
+		: (p[0] & 0xf0) == 0xe0 ? 3
+		: (p[0] & 0xf8) == 0xf0 ? 4
+					: 0;
 
 	for (int k = 1; k < n; k++)
 		if ((p[k] & 0xc0) != 0x80)
@@ -264,11 +266,21 @@ static void put_xml(FILE *f, const char *str, size_t max)
 			continue;
 		}
 		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
 		default:
 			fputc(*p < 0x20 ? ' ' : *p, f);
 		}
@@ -363,20 +375,22 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 			maxd = t.n[i].depth;
 	height = TOP + (int)(maxd + 1) * FRAME_H + BOTTOM;
 
-	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+	fprintf(f,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" data-unit=\"%s\" onload=\"fg.init()\">\n",
 		WIDTH, height, WIDTH, height, unit);
 	fprintf(f, "<!-- Flame graph written by skyprof. Click a frame to zoom, Ctrl-F to "
-		"search, Ctrl-I to toggle case, Esc to reset. -->\n");
+		   "search, Ctrl-I to toggle case, Esc to reset. -->\n");
 	fputs("<defs><linearGradient id=\"bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
 	      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" "
-	      "offset=\"95%\"/></linearGradient></defs>\n", f);
+	      "offset=\"95%\"/></linearGradient></defs>\n",
+	      f);
 	fputs(style, f);
 	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
 		output_svg_script);
-	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#bg)\"/>\n",
-		WIDTH, height);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#bg)\"/>\n", WIDTH,
+		height);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", WIDTH / 2);
 	put_xml(f, off ? "Off-CPU Flame Graph" : "Flame Graph", 64);
 	if (title && *title) {
@@ -384,7 +398,8 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 		put_xml(f, title, 200);
 	}
 	fputs("</text>\n", f);
-	fprintf(f, "<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n", PAD);
+	fprintf(f, "<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n",
+		PAD);
 	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n", WIDTH - PAD - 110);
 	fprintf(f, "<text id=\"case\" x=\"%d\" y=\"24\"></text>\n", WIDTH - PAD - 20);
 	fprintf(f, "<text id=\"clear\" x=\"%d\" y=\"24\" style=\"opacity:0\">Clear</text>\n",
@@ -413,7 +428,8 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 		put_count(f, n->value);
 		fprintf(f, " %s, %.2f%%)</title>", unit,
 			t.n[0].value ? 100.0 * (double)n->value / (double)t.n[0].value : 0.0);
-		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
+		fprintf(f,
+			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
 			"rx=\"2\" ry=\"2\"/><text x=\"%.1f\" y=\"%d\">",
 			x, y, w, FRAME_H - 1, fill, x + 3, y + FRAME_H - 4);
 		if (fit >= 3) {

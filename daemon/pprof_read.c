@@ -21,8 +21,8 @@
 
 typedef Perftools__Profiles__Profile PbProfile;
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
+						      ...)
 {
 	va_list ap;
 
@@ -32,8 +32,8 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
-		  char *err, size_t errlen)
+static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen, char *err,
+		  size_t errlen)
 {
 	z_stream z = { 0 };
 	size_t cap = len * 4 + 4096, n = 0;
@@ -79,8 +79,8 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
 		if (zr != Z_OK && !(zr == Z_BUF_ERROR && n == cap)) {
 			free(buf);
 			inflateEnd(&z);
-			return fail(err, errlen, "corrupt gzip data%s%s",
-				    z.msg ? ": " : "", z.msg ? z.msg : "");
+			return fail(err, errlen, "corrupt gzip data%s%s", z.msg ? ": " : "",
+				    z.msg ? z.msg : "");
 		}
 	}
 	inflateEnd(&z);
@@ -91,7 +91,7 @@ static int gunzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
 
 /* id -> index, by bisection over a sorted copy. */
 struct idmap {
-	uint64_t *ids;		/* sorted */
+	uint64_t *ids; /* sorted */
 	uint32_t *idx;
 	size_t n;
 };
@@ -174,7 +174,7 @@ static uint64_t func_id(const void *a, size_t i)
 struct ctx {
 	const PbProfile *pb;
 	struct view *v;
-	uint32_t *str;		/* file string index -> view string index */
+	uint32_t *str; /* file string index -> view string index */
 	struct idmap maps, locs, funcs;
 	char *err;
 	size_t errlen;
@@ -202,8 +202,8 @@ static int check_strings(struct ctx *c)
 	if (!c->str)
 		return -ENOMEM;
 	for (size_t i = 0; i < pb->n_string_table; i++) {
-		int64_t r = strtab_intern(&c->v->strs,
-					  pb->string_table[i] ? pb->string_table[i] : "");
+		int64_t r =
+			strtab_intern(&c->v->strs, pb->string_table[i] ? pb->string_table[i] : "");
 
 		if (r < 0)
 			return -ENOMEM;
@@ -257,8 +257,7 @@ static int copy_functions(struct ctx *c)
 		const Perftools__Profiles__Function *f = pb->function[i];
 		struct view_function vf = { 0 };
 
-		if (!str_ok(c, f->name) || !str_ok(c, f->system_name) ||
-		    !str_ok(c, f->filename))
+		if (!str_ok(c, f->name) || !str_ok(c, f->system_name) || !str_ok(c, f->filename))
 			return fail(c->err, c->errlen, "function %llu: string index out of range",
 				    (unsigned long long)f->id);
 		vf.name = S(c, f->name);
@@ -354,8 +353,9 @@ static int copy_samples(struct ctx *c)
 		struct view_sample vs = { 0 };
 
 		if (s->n_value != pb->n_sample_type) {
-			r = fail(c->err, c->errlen, "sample %zu has %zu values for %zu sample types",
-				 i, s->n_value, pb->n_sample_type);
+			r = fail(c->err, c->errlen,
+				 "sample %zu has %zu values for %zu sample types", i, s->n_value,
+				 pb->n_sample_type);
 			break;
 		}
 		for (size_t k = 0; k < s->n_value; k++)
@@ -381,8 +381,8 @@ static int copy_samples(struct ctx *c)
 			int64_t l = idmap_find(&c->locs, s->location_id[k]);
 
 			if (l < 0) {
-				r = fail(c->err, c->errlen, "sample %zu: unknown location %llu",
-					 i, (unsigned long long)s->location_id[k]);
+				r = fail(c->err, c->errlen, "sample %zu: unknown location %llu", i,
+					 (unsigned long long)s->location_id[k]);
 				break;
 			}
 			locs[k] = (uint32_t)l;
@@ -392,8 +392,10 @@ static int copy_samples(struct ctx *c)
 		for (size_t k = 0; k < s->n_label; k++) {
 			const Perftools__Profiles__Label *lb = s->label[k];
 
-			if (!str_ok(c, lb->key) || !str_ok(c, lb->str) || !str_ok(c, lb->num_unit)) {
-				r = fail(c->err, c->errlen, "sample %zu: label string out of range", i);
+			if (!str_ok(c, lb->key) || !str_ok(c, lb->str) ||
+			    !str_ok(c, lb->num_unit)) {
+				r = fail(c->err, c->errlen, "sample %zu: label string out of range",
+					 i);
 				break;
 			}
 			if (k_pid >= 0 && S(c, lb->key) == (uint32_t)k_pid)
@@ -430,8 +432,8 @@ static int convert(struct ctx *c)
 	for (size_t i = 0; i < pb->n_sample_type; i++)
 		if (!str_ok(c, pb->sample_type[i]->type) || !str_ok(c, pb->sample_type[i]->unit))
 			return fail(c->err, c->errlen, "sample type string out of range");
-	if (pb->period_type && (!str_ok(c, pb->period_type->type) ||
-				!str_ok(c, pb->period_type->unit)))
+	if (pb->period_type &&
+	    (!str_ok(c, pb->period_type->type) || !str_ok(c, pb->period_type->unit)))
 		return fail(c->err, c->errlen, "period type string out of range");
 	t0 = pb->string_table[pb->sample_type[0]->type];
 	c->v->meta.kind = !strcmp(t0, "switches") ? PROFILE_OFFCPU : PROFILE_ONCPU;
@@ -451,8 +453,7 @@ static int convert(struct ctx *c)
 	return r;
 }
 
-int pprof_read_buffer(const uint8_t *buf, size_t len, struct view **out,
-		      char *err, size_t errlen)
+int pprof_read_buffer(const uint8_t *buf, size_t len, struct view **out, char *err, size_t errlen)
 {
 	uint8_t *raw = NULL;
 	size_t rawlen = len;

@@ -19,8 +19,7 @@ struct view;
  * On success *out is a new view (view_free + free) and 0 is returned; else
  * -errno and, in err, a one-line reason.
  */
-int pprof_read_buffer(const uint8_t *buf, size_t len, struct view **out,
-		      char *err, size_t errlen);
+int pprof_read_buffer(const uint8_t *buf, size_t len, struct view **out, char *err, size_t errlen);
 int pprof_read_file(const char *path, struct view **out, char *err, size_t errlen);
 
 #endif

@@ -25,7 +25,7 @@ struct stack_entry {
 	uint32_t tgid, tid;
 	uint16_t nr_kernel, nr_user;
 	char comm[17];
-	uint64_t ips[];		/* kernel ips, then user ips */
+	uint64_t ips[]; /* kernel ips, then user ips */
 };
 
 struct arena_block {
@@ -36,7 +36,7 @@ struct arena_block {
 
 struct slot {
 	uint64_t hash;
-	struct stack_entry *e;	/* NULL: empty */
+	struct stack_entry *e; /* NULL: empty */
 };
 
 struct profile {
@@ -44,17 +44,17 @@ struct profile {
 	struct symbolizer *sym;
 
 	struct slot *slots;
-	size_t nr_slots;	/* power of two */
-	struct stack_entry **entries;	/* first-seen order */
+	size_t nr_slots;	      /* power of two */
+	struct stack_entry **entries; /* first-seen order */
 	size_t nr_entries, cap_entries;
 	struct arena_block *arena;
 	uint64_t total_count;
 
-	uint32_t *pids;		/* set of tgids seen; UINT32_MAX = empty */
+	uint32_t *pids; /* set of tgids seen; UINT32_MAX = empty */
 	size_t nr_pids, nr_pid_slots;
 
 	struct view *view;
-	bool view_only;		/* read back from a file: no raw stacks */
+	bool view_only; /* read back from a file: no raw stacks */
 };
 
 #define PID_EMPTY UINT32_MAX
@@ -115,12 +115,11 @@ static uint64_t hash_sample(const struct sp_sample *s)
 static bool same_stack(const struct stack_entry *e, const struct sp_sample *s)
 {
 	/* memcmp only with a length: an empty stack may come as NULL. */
-	return e->tgid == s->tgid && e->tid == s->tid &&
-	       e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
-	       (!s->nr_kernel ||
-		!memcmp(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t))) &&
-	       (!s->nr_user || !memcmp(e->ips + s->nr_kernel, s->user_ips,
-				       s->nr_user * sizeof(uint64_t)));
+	return e->tgid == s->tgid && e->tid == s->tid && e->nr_kernel == s->nr_kernel &&
+	       e->nr_user == s->nr_user &&
+	       (!s->nr_kernel || !memcmp(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t))) &&
+	       (!s->nr_user ||
+		!memcmp(e->ips + s->nr_kernel, s->user_ips, s->nr_user * sizeof(uint64_t)));
 }
 
 static void *arena_alloc(struct profile *p, size_t size)
@@ -272,8 +271,8 @@ static int note_pid(struct profile *p, uint32_t pid)
 	return 0;
 }
 
-static struct stack_entry *insert(struct profile *p, const struct sp_sample *s,
-				  uint64_t hash, size_t slot)
+static struct stack_entry *insert(struct profile *p, const struct sp_sample *s, uint64_t hash,
+				  size_t slot)
 {
 	size_t nips = (size_t)s->nr_kernel + s->nr_user;
 	struct stack_entry *e;
@@ -302,8 +301,7 @@ static struct stack_entry *insert(struct profile *p, const struct sp_sample *s,
 	if (s->nr_kernel)
 		memcpy(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t));
 	if (s->nr_user)
-		memcpy(e->ips + s->nr_kernel, s->user_ips,
-		       s->nr_user * sizeof(uint64_t));
+		memcpy(e->ips + s->nr_kernel, s->user_ips, s->nr_user * sizeof(uint64_t));
 	p->slots[slot].hash = hash;
 	p->slots[slot].e = e;
 	p->entries[p->nr_entries++] = e;
@@ -433,7 +431,7 @@ size_t profile_top_functions(struct profile *p, struct func_share *out, size_t n
 		uint64_t self, total;
 		uint32_t stamp;
 		bool kernel, used;
-	} *acc;
+	} * acc;
 	struct func_share *all;
 	size_t nr = 0;
 
@@ -455,8 +453,8 @@ size_t profile_top_functions(struct profile *p, struct func_share *out, size_t n
 				&v->locations[v->sample_locs[s->first_loc + j]];
 
 			for (uint32_t k = 0; k < l->nr_lines; k++) {
-				uint32_t name = v->functions[
-					v->lines[l->first_line + k].function].name;
+				uint32_t name =
+					v->functions[v->lines[l->first_line + k].function].name;
 
 				if (leaf) {
 					acc[name].self += val;

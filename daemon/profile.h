@@ -18,14 +18,14 @@ struct symbolizer;
 struct profile;
 
 enum profile_kind {
-	PROFILE_ONCPU,		/* weight = samples; period = 1e9 / freq ns */
-	PROFILE_OFFCPU,		/* weight = blocked ns; count = switches */
+	PROFILE_ONCPU,	/* weight = samples; period = 1e9 / freq ns */
+	PROFILE_OFFCPU, /* weight = blocked ns; count = switches */
 };
 
 struct profile_meta {
 	enum profile_kind kind;
-	uint32_t freq_hz;	/* on-CPU sampling frequency */
-	uint64_t start_ns;	/* CLOCK_REALTIME of the run start */
+	uint32_t freq_hz;  /* on-CPU sampling frequency */
+	uint64_t start_ns; /* CLOCK_REALTIME of the run start */
 	uint64_t duration_ns;
 };
 
@@ -46,7 +46,7 @@ struct func_share {
 	char name[256];
 	uint64_t self;
 	uint64_t total;
-	uint8_t kernel;		/* a kernel function */
+	uint8_t kernel; /* a kernel function */
 };
 size_t profile_top_functions(struct profile *p, struct func_share *out, size_t n);
 
@@ -67,8 +67,8 @@ struct profile_stack {
 	uint16_t nr_kernel, nr_user;
 	uint64_t count, weight;
 	const char *comm;
-	const uint64_t *kernel_ips;	/* innermost first */
-	const uint64_t *user_ips;	/* innermost first */
+	const uint64_t *kernel_ips; /* innermost first */
+	const uint64_t *user_ips;   /* innermost first */
 };
 size_t profile_nr_stacks(const struct profile *p);
 void profile_get_stack(const struct profile *p, size_t i, struct profile_stack *out);

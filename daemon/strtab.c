@@ -55,8 +55,7 @@ void strtab_free(struct strtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int64_t lookup(const struct strtab *t, const char *s, size_t len,
-		      uint32_t *slot)
+static int64_t lookup(const struct strtab *t, const char *s, size_t len, uint32_t *slot)
 {
 	uint32_t h;
 

@@ -12,11 +12,11 @@
 #include <stdint.h>
 
 struct strtab {
-	char **strs;		/* strs[i] is string i, NUL terminated */
+	char **strs; /* strs[i] is string i, NUL terminated */
 	uint32_t *lens;
 	uint32_t nr, cap;
-	uint32_t *slots;	/* open addressing: index + 1, 0 = empty */
-	uint32_t nr_slots;	/* power of two */
+	uint32_t *slots;   /* open addressing: index + 1, 0 = empty */
+	uint32_t nr_slots; /* power of two */
 };
 
 int strtab_init(struct strtab *t);

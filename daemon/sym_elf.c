@@ -31,7 +31,7 @@ struct seg {
 
 struct sym_elf {
 	struct sym_elf *next;
-	char *key;		/* build id hex, or dev:ino:size:mtime */
+	char *key; /* build id hex, or dev:ino:size:mtime */
 	char *build_id;
 	int fd;
 	char *path, *fallback_path;
@@ -40,12 +40,12 @@ struct sym_elf {
 	bool dwfl_tried;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	Dwarf_Addr bias;	/* module address - link-time address */
+	Dwarf_Addr bias; /* module address - link-time address */
 	struct sym_elf_cache *cache;
 };
 
 struct sym_elf_cache {
-	struct sym_elf *files;	/* a list: a process maps tens of files */
+	struct sym_elf *files; /* a list: a process maps tens of files */
 	size_t nr;
 	char *debug_path;
 	struct strtab *names;
@@ -167,9 +167,8 @@ struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
 	if (bidlen > 0) {
 		bidhex = hex(bid, (size_t)bidlen);
 		key = bidhex ? strdup(bidhex) : NULL;
-	} else if (asprintf(&key, "%llx:%llx:%llx:%llx",
-			    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-			    (unsigned long long)st.st_size,
+	} else if (asprintf(&key, "%llx:%llx:%llx:%llx", (unsigned long long)st.st_dev,
+			    (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
 			    (unsigned long long)st.st_mtime) < 0) {
 		key = NULL;
 	}
@@ -299,9 +298,9 @@ static const char *die_name(Dwarf_Die *die)
  * The innermost function's position is the line-table row for pc; each
  * inlined_subroutine's DW_AT_call_file/line is where its caller stood.
  */
-static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a,
-				  const char *symname, struct sym_frame *frames,
-				  unsigned int max, bool *has_lines, bool *has_inline)
+static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a, const char *symname,
+				  struct sym_frame *frames, unsigned int max, bool *has_lines,
+				  bool *has_inline)
 {
 	Dwarf_Addr cubias;
 	Dwarf_Die *cu = dwfl_module_addrdie(e->mod, a, &cubias);
@@ -354,22 +353,21 @@ static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a,
 		*has_inline = true;
 		file = NULL;
 		lineno = 0;
-		if (dwarf_attr(&d, DW_AT_call_file, &at) && !dwarf_formudata(&at, &w) &&
-		    files && w < nfiles)
+		if (dwarf_attr(&d, DW_AT_call_file, &at) && !dwarf_formudata(&at, &w) && files &&
+		    w < nfiles)
 			file = dwarf_filesrc(files, w, NULL, NULL);
 		if (dwarf_attr(&d, DW_AT_call_line, &at) && !dwarf_formudata(&at, &w))
 			lineno = (int)w;
 		free(scopes);
 		scopes = NULL;
 		ns = dwarf_getscopes_die(&d, &scopes);
-		i = 1;		/* scopes[0] is d itself */
+		i = 1; /* scopes[0] is d itself */
 		if (ns <= 0)
 			break;
 	}
 	/* Inline frames without the function they sit in: name the outer
 	 * one from the symbol table rather than stop at an inlinee. */
-	if (n && n < max && symname && *has_inline &&
-	    strcmp(frames[n - 1].system_name, symname) &&
+	if (n && n < max && symname && *has_inline && strcmp(frames[n - 1].system_name, symname) &&
 	    strcmp(frames[n - 1].name, symname) && ns <= 0) {
 		set_name(e, &frames[n], symname);
 		frames[n].file = intern(e, file);
@@ -380,9 +378,8 @@ static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a,
 	return n;
 }
 
-unsigned int sym_elf_resolve(struct sym_elf *e, uint64_t off,
-			     struct sym_frame *frames, unsigned int max,
-			     bool *has_lines, bool *has_inline)
+unsigned int sym_elf_resolve(struct sym_elf *e, uint64_t off, struct sym_frame *frames,
+			     unsigned int max, bool *has_lines, bool *has_inline)
 {
 	GElf_Off symoff;
 	GElf_Sym sym;

@@ -31,14 +31,13 @@ size_t sym_elf_cache_files(const struct sym_elf_cache *c);
  */
 struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
 			    const char *fallback_path);
-const char *sym_elf_build_id(const struct sym_elf *e);	/* hex or "" */
+const char *sym_elf_build_id(const struct sym_elf *e); /* hex or "" */
 
 /*
  * Frames for the code at file offset off, innermost first; returns how many
  * (0: no symbol covers it). Strings are interned in the cache's table.
  */
-unsigned int sym_elf_resolve(struct sym_elf *e, uint64_t off,
-			     struct sym_frame *frames, unsigned int max,
-			     bool *has_lines, bool *has_inline);
+unsigned int sym_elf_resolve(struct sym_elf *e, uint64_t off, struct sym_frame *frames,
+			     unsigned int max, bool *has_lines, bool *has_inline);
 
 #endif

@@ -99,7 +99,9 @@ struct sym_kernel *sym_kernel_load(const char *path, bool quiet)
 	f = fopen(path, "re");
 	if (!f) {
 		if (!quiet)
-			fprintf(stderr, "skyprof: cannot read %s: %s; kernel frames print as [unknown] [k]\n",
+			fprintf(stderr,
+				"skyprof: cannot read %s: %s; kernel frames print as [unknown] "
+				"[k]\n",
 				path, strerror(errno));
 		k->restricted = true;
 		return k;
@@ -116,9 +118,11 @@ struct sym_kernel *sym_kernel_load(const char *path, bool quiet)
 	fclose(f);
 	if (!nonzero && k->nr) {
 		if (!quiet)
-			fprintf(stderr, "skyprof: %s shows only zero addresses (kernel.kptr_restrict?); "
+			fprintf(stderr,
+				"skyprof: %s shows only zero addresses (kernel.kptr_restrict?); "
 				"kernel frames print as [unknown] [k]. Run as root or set "
-				"kernel.kptr_restrict=0.\n", path);
+				"kernel.kptr_restrict=0.\n",
+				path);
 		k->restricted = true;
 	}
 	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ksym);

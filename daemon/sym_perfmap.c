@@ -29,11 +29,11 @@ struct pm_entry {
 struct sym_perfmap {
 	int fd;
 	off_t read_off;
-	char *partial;		/* an unterminated last line, kept for later */
+	char *partial; /* an unterminated last line, kept for later */
 	size_t partial_len;
 	struct pm_entry *e;
 	size_t nr, cap;
-	size_t sorted;		/* e[0..sorted) is sorted, maxend valid */
+	size_t sorted; /* e[0..sorted) is sorted, maxend valid */
 	uint64_t *maxend;
 	uint64_t seq;
 };
@@ -110,7 +110,7 @@ static int add_line(struct sym_perfmap *m, const char *s, const char *end)
 		return 0;
 	s++;
 	if (s >= end || !size || start + size < start)
-		return 0;	/* malformed lines are skipped, not fatal */
+		return 0; /* malformed lines are skipped, not fatal */
 	if (m->nr == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 256;
 		struct pm_entry *e = realloc(m->e, cap * sizeof(*e));

@@ -28,18 +28,18 @@
 
 struct sym_map {
 	struct sym_mapping pub;
-	struct sym_elf *elf;	/* NULL: anonymous, special or unreadable */
+	struct sym_elf *elf; /* NULL: anonymous, special or unreadable */
 };
 
 struct sym_proc {
-	struct sym_proc *next;	/* hash chain */
+	struct sym_proc *next; /* hash chain */
 	uint32_t pid;
-	uint32_t nspid;		/* the pid inside its own namespace */
+	uint32_t nspid; /* the pid inside its own namespace */
 	struct sym_map **maps;
 	size_t nr_maps, cap_maps;
 	struct sym_perfmap *perfmap;
 	bool perfmap_tried_late;
-	bool gone;		/* /proc/PID no longer readable */
+	bool gone; /* /proc/PID no longer readable */
 	char exe[PATH_MAX];
 };
 
@@ -57,8 +57,8 @@ struct symbolizer {
 };
 
 /* snprintf that reports truncation: a cut path must not open another file. */
-__attribute__((format(printf, 3, 4)))
-static bool fmt_path(char *buf, size_t n, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static bool fmt_path(char *buf, size_t n, const char *fmt,
+							   ...)
 {
 	va_list ap;
 	int r;
@@ -172,8 +172,8 @@ static void open_perfmap(struct symbolizer *s, struct sym_proc *p)
 	char path[PATH_MAX];
 	int fd;
 
-	if (!fmt_path(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map",
-		      s->proc_root, p->pid, p->nspid))
+	if (!fmt_path(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", s->proc_root, p->pid,
+		      p->nspid))
 		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
@@ -197,8 +197,8 @@ static struct sym_elf *open_elf(struct symbolizer *s, struct sym_proc *p,
 		 * mapped inode (needs CAP_SYS_ADMIN, as profiling does). */
 		char mf[PATH_MAX];
 
-		if (fmt_path(mf, sizeof(mf), "%s/%u/map_files/%" PRIx64 "-%" PRIx64,
-			     s->proc_root, p->pid, m->start, m->limit))
+		if (fmt_path(mf, sizeof(mf), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, s->proc_root,
+			     p->pid, m->start, m->limit))
 			fd = open(mf, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0)
@@ -206,8 +206,8 @@ static struct sym_elf *open_elf(struct symbolizer *s, struct sym_proc *p,
 	return sym_elf_get(s->elfs, fd, path, m->path);
 }
 
-static bool have_map(const struct sym_proc *p, uint64_t start, uint64_t limit,
-		     uint64_t off, const char *path)
+static bool have_map(const struct sym_proc *p, uint64_t start, uint64_t limit, uint64_t off,
+		     const char *path)
 {
 	for (size_t i = 0; i < p->nr_maps; i++) {
 		const struct sym_mapping *m = &p->maps[i]->pub;
@@ -219,8 +219,8 @@ static bool have_map(const struct sym_proc *p, uint64_t start, uint64_t limit,
 	return false;
 }
 
-static int add_map(struct symbolizer *s, struct sym_proc *p, uint64_t start,
-		   uint64_t limit, uint64_t off, const char *path)
+static int add_map(struct symbolizer *s, struct sym_proc *p, uint64_t start, uint64_t limit,
+		   uint64_t off, const char *path)
 {
 	struct sym_map *m;
 
@@ -271,8 +271,9 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 		char *name;
 		size_t len;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %*u %n", &start, &end,
-			   perms, &off, &pathpos) < 4 || !pathpos)
+		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %*u %n", &start, &end, perms, &off,
+			   &pathpos) < 4 ||
+		    !pathpos)
 			continue;
 		if (!strchr(perms, 'x'))
 			continue;
@@ -367,8 +368,7 @@ static const char *basename_of(const char *path)
 	return b ? b + 1 : path;
 }
 
-static void resolve_kernel(struct symbolizer *s, uint64_t addr,
-			   struct sym_result *out)
+static void resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_result *out)
 {
 	const char *name;
 
@@ -381,8 +381,7 @@ static void resolve_kernel(struct symbolizer *s, uint64_t addr,
 	out->has_functions = name != NULL;
 }
 
-static void resolve_user(struct symbolizer *s, uint32_t pid, uint64_t addr,
-			 struct sym_result *out)
+static void resolve_user(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_result *out)
 {
 	struct sym_proc *p = find_proc(s, pid);
 	struct sym_map *m;
@@ -405,9 +404,8 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	}
 	if (m && m->elf) {
 		uint64_t off = addr - m->pub.start + m->pub.offset;
-		unsigned int n = sym_elf_resolve(m->elf, off, out->frames,
-						 SYM_MAX_FRAMES, &out->has_lines,
-						 &out->has_inline);
+		unsigned int n = sym_elf_resolve(m->elf, off, out->frames, SYM_MAX_FRAMES,
+						 &out->has_lines, &out->has_inline);
 
 		out->map = &m->pub;
 		if (n) {
@@ -436,8 +434,8 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint64_t addr,
 		}
 	}
 	if (m && m->pub.path[0]) {
-		snprintf(buf, sizeof(buf), "[unknown] %s+0x%" PRIx64,
-			 basename_of(m->pub.path), addr - m->pub.start + m->pub.offset);
+		snprintf(buf, sizeof(buf), "[unknown] %s+0x%" PRIx64, basename_of(m->pub.path),
+			 addr - m->pub.start + m->pub.offset);
 		out->map = &m->pub;
 		one_frame(out, intern(s, buf));
 		return;
@@ -445,8 +443,8 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	one_frame(out, "[unknown]");
 }
 
-void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr,
-			bool kernel, struct sym_result *out)
+void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
+			struct sym_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (kernel)

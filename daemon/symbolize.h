@@ -23,18 +23,18 @@
 struct symbolizer_opts {
 	const char *proc_root;	/* "/proc" unless testing */
 	const char *kallsyms;	/* "/proc/kallsyms" unless testing */
-	const char *debug_path;	/* libdwfl debuginfo path; NULL: default */
+	const char *debug_path; /* libdwfl debuginfo path; NULL: default */
 	bool quiet;		/* no warnings on stderr */
 };
 
 /* A file mapping of one process, as captured from /proc/PID/maps. */
 struct sym_mapping {
-	uint64_t start, limit;	/* [start, limit) in the process */
-	uint64_t offset;	/* file offset of start */
-	const char *path;	/* as the process sees it; "" for anonymous */
-	const char *build_id;	/* lowercase hex, "" when unknown */
+	uint64_t start, limit; /* [start, limit) in the process */
+	uint64_t offset;       /* file offset of start */
+	const char *path;      /* as the process sees it; "" for anonymous */
+	const char *build_id;  /* lowercase hex, "" when unknown */
 	uint32_t pid;
-	bool is_main;		/* the process's executable */
+	bool is_main; /* the process's executable */
 };
 
 struct sym_frame {
@@ -44,12 +44,12 @@ struct sym_frame {
 	uint32_t line;		 /* 0 when unknown */
 };
 
-#define SYM_MAX_FRAMES 16	/* inline depth kept per address */
+#define SYM_MAX_FRAMES 16 /* inline depth kept per address */
 
 struct sym_result {
-	unsigned int nr_frames;	/* >= 1 */
+	unsigned int nr_frames;			 /* >= 1 */
 	struct sym_frame frames[SYM_MAX_FRAMES]; /* innermost first */
-	const struct sym_mapping *map; /* NULL for kernel/JIT/unmapped */
+	const struct sym_mapping *map;		 /* NULL for kernel/JIT/unmapped */
 	bool has_functions, has_lines, has_inline;
 };
 
@@ -70,14 +70,13 @@ int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
  * Resolve addr in pid (user) or in the kernel. addr is the address to look up:
  * the caller has already adjusted return addresses of non-leaf frames.
  */
-void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr,
-			bool kernel, struct sym_result *out);
+void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
+			struct sym_result *out);
 
 /* Distinct ELF files opened so far (the build-id cache's size). */
 size_t symbolizer_nr_files(const struct symbolizer *s);
 
 /* The executable's mapping of pid, or NULL. */
-const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s,
-						  uint32_t pid);
+const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s, uint32_t pid);
 
 #endif

@@ -50,8 +50,7 @@ static int reserve(void **arr, uint32_t nr, uint32_t *cap, size_t sz, uint32_t n
 	return 0;
 }
 
-static int64_t append(void **arr, uint32_t *nr, uint32_t *cap, size_t sz,
-		      const void *elem)
+static int64_t append(void **arr, uint32_t *nr, uint32_t *cap, size_t sz, const void *elem)
 {
 	if (reserve(arr, *nr, cap, sz, 1))
 		return -ENOMEM;
@@ -59,9 +58,9 @@ static int64_t append(void **arr, uint32_t *nr, uint32_t *cap, size_t sz,
 	return (*nr)++;
 }
 
-#define APPEND(v, field, elem)                                                \
-	append((void **)&(v)->field, &(v)->nr_##field, &(v)->cap_##field,     \
-	       sizeof(*(v)->field), (elem))
+#define APPEND(v, field, elem)                                                                     \
+	append((void **)&(v)->field, &(v)->nr_##field, &(v)->cap_##field, sizeof(*(v)->field),     \
+	       (elem))
 
 int64_t view_add_mapping(struct view *v, const struct view_mapping *m)
 {
@@ -83,33 +82,29 @@ int64_t view_add_location(struct view *v, const struct view_location *l)
 	return APPEND(v, locations, l);
 }
 
-int64_t view_add_sample(struct view *v, const struct view_sample *s,
-			const uint32_t *locs)
+int64_t view_add_sample(struct view *v, const struct view_sample *s, const uint32_t *locs)
 {
 	struct view_sample copy = *s;
 
-	if (reserve((void **)&v->sample_locs, v->nr_sample_locs,
-		    &v->cap_sample_locs, sizeof(*v->sample_locs), s->nr_locs))
+	if (reserve((void **)&v->sample_locs, v->nr_sample_locs, &v->cap_sample_locs,
+		    sizeof(*v->sample_locs), s->nr_locs))
 		return -ENOMEM;
 	copy.first_loc = v->nr_sample_locs;
 	if (s->nr_locs)
-		memcpy(v->sample_locs + v->nr_sample_locs, locs,
-		       s->nr_locs * sizeof(*locs));
+		memcpy(v->sample_locs + v->nr_sample_locs, locs, s->nr_locs * sizeof(*locs));
 	v->nr_sample_locs += s->nr_locs;
 	return APPEND(v, samples, &copy);
 }
 
-int view_walk_root_first(const struct view *v, const struct view_sample *s,
-			 view_frame_fn fn, void *arg)
+int view_walk_root_first(const struct view *v, const struct view_sample *s, view_frame_fn fn,
+			 void *arg)
 {
 	for (uint32_t j = s->nr_locs; j-- > 0;) {
-		const struct view_location *l =
-			&v->locations[v->sample_locs[s->first_loc + j]];
+		const struct view_location *l = &v->locations[v->sample_locs[s->first_loc + j]];
 
 		/* lines[] is innermost first: the caller comes last. */
 		for (uint32_t k = l->nr_lines; k-- > 0;) {
-			int r = fn(arg, v->lines[l->first_line + k].function,
-				   l->kernel);
+			int r = fn(arg, v->lines[l->first_line + k].function, l->kernel);
 
 			if (r)
 				return r;

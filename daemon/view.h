@@ -23,40 +23,40 @@
 
 struct view_mapping {
 	uint64_t start, limit, offset;
-	uint32_t filename, build_id;	/* string indices */
+	uint32_t filename, build_id; /* string indices */
 	bool has_functions, has_lines, has_inline;
 	bool kernel;
-	bool is_main;		/* a process's executable: written first */
+	bool is_main; /* a process's executable: written first */
 };
 
 struct view_function {
-	uint32_t name, system_name, filename;	/* string indices */
+	uint32_t name, system_name, filename; /* string indices */
 	int64_t start_line;
 };
 
 struct view_line {
-	uint32_t function;	/* index into functions */
+	uint32_t function; /* index into functions */
 	int64_t line;
 };
 
 struct view_location {
 	uint64_t address;
-	uint32_t mapping;	/* index + 1 into mappings; 0: none */
-	uint32_t first_line, nr_lines;	/* lines[], innermost first */
+	uint32_t mapping;	       /* index + 1 into mappings; 0: none */
+	uint32_t first_line, nr_lines; /* lines[], innermost first */
 	bool kernel;
 };
 
 struct view_sample {
-	uint32_t first_loc, nr_locs;	/* sample_locs[], leaf first */
+	uint32_t first_loc, nr_locs; /* sample_locs[], leaf first */
 	uint32_t pid, tid;
-	uint32_t comm;			/* string index */
-	uint64_t count;			/* samples (on-CPU) or switches */
-	uint64_t weight;		/* samples (on-CPU) or blocked ns */
+	uint32_t comm;	 /* string index */
+	uint64_t count;	 /* samples (on-CPU) or switches */
+	uint64_t weight; /* samples (on-CPU) or blocked ns */
 };
 
 struct view {
 	struct profile_meta meta;
-	uint64_t period;		/* ns per on-CPU sample, 0 unknown */
+	uint64_t period; /* ns per on-CPU sample, 0 unknown */
 	struct strtab strs;
 
 	struct view_mapping *mappings;
@@ -69,7 +69,7 @@ struct view {
 	uint32_t nr_lines, cap_lines;
 	struct view_sample *samples;
 	uint32_t nr_samples, cap_samples;
-	uint32_t *sample_locs;		/* location indices */
+	uint32_t *sample_locs; /* location indices */
 	uint32_t nr_sample_locs, cap_sample_locs;
 
 	/* Dedup indexes, used while building from a live profile. */
@@ -84,13 +84,11 @@ int64_t view_add_mapping(struct view *v, const struct view_mapping *m);
 int64_t view_add_function(struct view *v, const struct view_function *f);
 int64_t view_add_line(struct view *v, const struct view_line *l);
 int64_t view_add_location(struct view *v, const struct view_location *l);
-int64_t view_add_sample(struct view *v, const struct view_sample *s,
-			const uint32_t *locs);
+int64_t view_add_sample(struct view *v, const struct view_sample *s, const uint32_t *locs);
 
 /* The value a folded line, a flame graph and `top` count: samples on-CPU,
  * blocked ns off-CPU. */
-static inline uint64_t view_sample_value(const struct view *v,
-					 const struct view_sample *s)
+static inline uint64_t view_sample_value(const struct view *v, const struct view_sample *s)
 {
 	return v->meta.kind == PROFILE_OFFCPU ? s->weight : s->count;
 }
@@ -116,7 +114,7 @@ void view_index_free(struct view_index *ix);
  * returns its nonzero result.
  */
 typedef int (*view_frame_fn)(void *arg, uint32_t func, bool kernel);
-int view_walk_root_first(const struct view *v, const struct view_sample *s,
-			 view_frame_fn fn, void *arg);
+int view_walk_root_first(const struct view *v, const struct view_sample *s, view_frame_fn fn,
+			 void *arg);
 
 #endif

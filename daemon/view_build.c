@@ -19,7 +19,7 @@
 /* A map from a 128-bit key to a u32, open addressing. */
 struct kslot {
 	uint64_t a, b;
-	uint32_t val;		/* value + 1; 0 = empty */
+	uint32_t val; /* value + 1; 0 = empty */
 };
 
 struct kmap {
@@ -28,9 +28,9 @@ struct kmap {
 };
 
 struct view_index {
-	uint32_t synced;	/* stacks already turned into samples */
+	uint32_t synced; /* stacks already turned into samples */
 	struct kmap locs, funcs, maps;
-	uint32_t kernel_mapping;	/* index + 1 */
+	uint32_t kernel_mapping; /* index + 1 */
 };
 
 static uint32_t khash(uint64_t a, uint64_t b, uint32_t n)
@@ -109,8 +109,7 @@ static int64_t get_function(struct view *v, const struct sym_frame *f)
 
 	if (name < 0 || sys < 0 || file < 0)
 		return -ENOMEM;
-	idx = kmap_get(&v->index->funcs, (uint64_t)name << 32 | (uint64_t)sys,
-		       (uint64_t)file);
+	idx = kmap_get(&v->index->funcs, (uint64_t)name << 32 | (uint64_t)sys, (uint64_t)file);
 	if (idx >= 0)
 		return idx;
 	vf.name = (uint32_t)name;
@@ -173,8 +172,8 @@ static int64_t user_mapping(struct view *v, const struct sym_mapping *sm,
 	return idx;
 }
 
-static int64_t get_location(struct view *v, struct symbolizer *sym, uint32_t pid,
-			    uint64_t addr, bool kernel)
+static int64_t get_location(struct view *v, struct symbolizer *sym, uint32_t pid, uint64_t addr,
+			    bool kernel)
 {
 	uint64_t key_b = (uint64_t)(kernel ? 0 : pid) << 1 | kernel;
 	int64_t idx = kmap_get(&v->index->locs, addr, key_b), map = -1;
@@ -227,8 +226,7 @@ static uint64_t lookup_addr(uint64_t ip, unsigned int depth)
 	return depth && ip ? ip - 1 : ip;
 }
 
-static int add_stack(struct view *v, struct symbolizer *sym,
-		     const struct profile_stack *st)
+static int add_stack(struct view *v, struct symbolizer *sym, const struct profile_stack *st)
 {
 	uint32_t n = (uint32_t)st->nr_kernel + st->nr_user;
 	uint32_t *locs = malloc((n ? n : 1) * sizeof(*locs));
@@ -239,15 +237,13 @@ static int add_stack(struct view *v, struct symbolizer *sym,
 		return -ENOMEM;
 	/* Leaf first, as pprof wants: kernel frames sit above user ones. */
 	for (uint32_t i = 0; i < st->nr_kernel; i++) {
-		idx = get_location(v, sym, st->tgid,
-				   lookup_addr(st->kernel_ips[i], i), true);
+		idx = get_location(v, sym, st->tgid, lookup_addr(st->kernel_ips[i], i), true);
 		if (idx < 0)
 			goto oom;
 		locs[i] = (uint32_t)idx;
 	}
 	for (uint32_t i = 0; i < st->nr_user; i++) {
-		idx = get_location(v, sym, st->tgid,
-				   lookup_addr(st->user_ips[i], i), false);
+		idx = get_location(v, sym, st->tgid, lookup_addr(st->user_ips[i], i), false);
 		if (idx < 0)
 			goto oom;
 		locs[st->nr_kernel + i] = (uint32_t)idx;

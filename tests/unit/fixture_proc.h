@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define FX_MAX_ADDRS 8
-#define FX_MAX_LIVE 16
+#define FX_MAX_LIVE  16
 
 /* Children still running, killed by fx_cleanup if a failed assertion
  * skipped their fx_stop. */
@@ -27,7 +27,7 @@ static pid_t fx_live[FX_MAX_LIVE];
 
 struct fx_proc {
 	pid_t pid;
-	int in_fd;		/* the child's stdin: close to end it */
+	int in_fd; /* the child's stdin: close to end it */
 	FILE *out;
 	int nr;
 	char names[FX_MAX_ADDRS][32];
@@ -98,8 +98,7 @@ static inline void fx_cleanup(void)
 	}
 }
 
-static inline int fx_start(struct fx_proc *p, const char *prog, const char *arg1,
-			   const char *arg2)
+static inline int fx_start(struct fx_proc *p, const char *prog, const char *arg1, const char *arg2)
 {
 	int in[2], outp[2];
 	char line[256], path[PATH_MAX];

@@ -101,8 +101,9 @@ static void test_folded(void **state)
 
 	(void)state;
 	write_fixture(PROFILE_ONCPU, tmp("p.folded"));
-	assert_int_equal(folded_total(tmp("p.folded"), "workload;main;outer;middle;inl;spin_leaf 90",
-				      &found), VF_TOTAL);
+	assert_int_equal(folded_total(tmp("p.folded"),
+				      "workload;main;outer;middle;inl;spin_leaf 90", &found),
+			 VF_TOTAL);
 	assert_true(found);
 	folded_total(tmp("p.folded"), "workload;main;do_syscall_64_[k];schedule_[k] 10", &found);
 	assert_true(found);
@@ -133,13 +134,14 @@ static void test_profile_to_folded(void **state)
 	s.nr_kernel = 1;
 	s.kernel_ips = kern;
 	for (int i = 0; i < 3; i++) {
-		s.tid = 7 + (uint32_t)(i % 2);	/* two threads: one folded line */
+		s.tid = 7 + (uint32_t)(i % 2); /* two threads: one folded line */
 		assert_int_equal(profile_add(p, &s), 0);
 	}
 	assert_int_equal(profile_nr_stacks(p), 2);
 	assert_int_equal(output_write(p, tmp("raw.folded"), OUTPUT_FOLDED), 0);
-	assert_int_equal(folded_total(tmp("raw.folded"), "a:b;0x1fff;0x1000;0xffffffff81000010_[k] 3",
-				      &found), 3);
+	assert_int_equal(folded_total(tmp("raw.folded"),
+				      "a:b;0x1fff;0x1000;0xffffffff81000010_[k] 3", &found),
+			 3);
 	assert_true(found);
 	profile_free(p);
 }
@@ -158,7 +160,7 @@ static void test_pprof_roundtrip(void **state)
 	f = fopen(tmp("p.pb.gz"), "rb");
 	assert_int_equal(fread(magic, 1, 2, f), 2);
 	fclose(f);
-	assert_int_equal(magic[0], 0x1f);	/* gzip */
+	assert_int_equal(magic[0], 0x1f); /* gzip */
 	assert_int_equal(magic[1], 0x8b);
 	assert_int_equal(pprof_read_file(tmp("p.pb.gz"), &v, err, sizeof(err)), 0);
 	assert_int_equal(v->meta.kind, PROFILE_ONCPU);
@@ -265,8 +267,10 @@ static void test_json(void **state)
 		"assert len(p[\"samples\"]) == len(p[\"weights\"])\n"
 		"names = [f[\"name\"] for f in d[\"shared\"][\"frames\"]]\n"
 		"s = [[names[i] for i in st] for st in p[\"samples\"]]\n"
-		"assert [\"workload\", \"main\", \"outer\", \"middle\", \"inl\", \"spin_leaf\"] in s, s\n"
-		"assert [\"workload\", \"main\", \"do_syscall_64 [k]\", \"schedule [k]\"] in s, s\n";
+		"assert [\"workload\", \"main\", \"outer\", \"middle\", \"inl\", \"spin_leaf\"] in "
+		"s, s\n"
+		"assert [\"workload\", \"main\", \"do_syscall_64 [k]\", \"schedule [k]\"] in s, "
+		"s\n";
 
 	(void)state;
 	write_fixture(PROFILE_ONCPU, tmp("p.json"));
@@ -290,9 +294,11 @@ static void test_svg_wellformed(void **state)
 		"assert k[2] > k[0] and u[0] > u[2], (k, u)\n"
 		"d = {g.get(\"data-n\"): int(g.get(\"data-d\")) for g in fr}\n"
 		"assert d[\"spin_leaf\"] == 6 and d[\"workload\"] == 1\n"
-		"for name in (\"main\", \"outer\", \"middle\", \"inl\", \"do_syscall_64\", \"other\"):\n"
+		"for name in (\"main\", \"outer\", \"middle\", \"inl\", \"do_syscall_64\", "
+		"\"other\"):\n"
 		"    assert name in t, name\n"
-		"assert \"http\" not in open(sys.argv[1]).read().replace(\"http://www.w3.org\", \"\")\n";
+		"assert \"http\" not in open(sys.argv[1]).read().replace(\"http://www.w3.org\", "
+		"\"\")\n";
 	static const char check_off[] =
 		"import sys, xml.etree.ElementTree as ET\n"
 		"ns = {\"s\": \"http://www.w3.org/2000/svg\"}\n"
@@ -313,21 +319,21 @@ static void test_hostile_names(void **state)
 {
 	struct view *v = vf_make(PROFILE_ONCPU);
 	struct profile *p;
-	static const char check[] =
-		"import sys, xml.etree.ElementTree as ET\n"
-		"ET.parse(sys.argv[1])\n";
+	static const char check[] = "import sys, xml.etree.ElementTree as ET\n"
+				    "ET.parse(sys.argv[1])\n";
 
 	(void)state;
 	/* Rename "outer" in place. */
 	for (uint32_t i = 0; i < v->nr_functions; i++)
 		if (!strcmp(view_str(v, v->functions[i].name), "outer"))
-			v->functions[i].name = (uint32_t)strtab_intern(
-				&v->strs, "op<&\"'>;x\n\x01\xff");
+			v->functions[i].name =
+				(uint32_t)strtab_intern(&v->strs, "op<&\"'>;x\n\x01\xff");
 	p = profile_from_view(v);
 	assert_int_equal(output_write(p, tmp("h.svg"), OUTPUT_SVG), 0);
 	assert_int_equal(run_python(check, tmp("h.svg")), 0);
 	assert_int_equal(output_write(p, tmp("h.json"), OUTPUT_JSON), 0);
-	assert_int_equal(run_python("import json,sys; json.load(open(sys.argv[1]))", tmp("h.json")), 0);
+	assert_int_equal(run_python("import json,sys; json.load(open(sys.argv[1]))", tmp("h.json")),
+			 0);
 	assert_int_equal(output_write(p, tmp("h.folded"), OUTPUT_FOLDED), 0);
 	assert_int_equal(folded_total(tmp("h.folded"), NULL, NULL), VF_TOTAL);
 	profile_free(p);
@@ -366,8 +372,13 @@ static void test_report(void **state)
 	assert_non_null(strstr(text, "   4.76%  100.00%  main\n"));
 	free(text);
 	{
-		char *argv[] = { "report", "-o", (char *)tmp("conv.folded"), "-o",
-				 (char *)tmp("conv.svg"), (char *)tmp("r.pb.gz"), NULL };
+		char *argv[] = { "report",
+				 "-o",
+				 (char *)tmp("conv.folded"),
+				 "-o",
+				 (char *)tmp("conv.svg"),
+				 (char *)tmp("r.pb.gz"),
+				 NULL };
 
 		assert_int_equal(report(tmp("r2.txt"), 6, argv), 0);
 	}

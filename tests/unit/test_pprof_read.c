@@ -240,10 +240,8 @@ static void test_rule_violations(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_truncated_gzip),
-		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_valid),		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_truncated_gzip),	cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_rule_violations),
 	};
 

@@ -51,9 +51,9 @@ static void test_merge(void **state)
 		assert_int_equal(profile_add(p, &s), 0);
 	s = mk(1, 1, NULL, 0, b, 2, 1);
 	assert_int_equal(profile_add(p, &s), 0);
-	s = mk(1, 2, NULL, 0, a, 2, 1);		/* another thread */
+	s = mk(1, 2, NULL, 0, a, 2, 1); /* another thread */
 	assert_int_equal(profile_add(p, &s), 0);
-	s = mk(2, 2, NULL, 0, a, 2, 1);		/* another process */
+	s = mk(2, 2, NULL, 0, a, 2, 1); /* another process */
 	assert_int_equal(profile_add(p, &s), 0);
 	/* The same ips as kernel frames are a different stack. */
 	s = mk(1, 1, a, 2, NULL, 0, 1);
@@ -99,7 +99,7 @@ static void test_offcpu_weights(void **state)
 	assert_int_equal(st.count, 2);
 	assert_int_equal(st.weight, 4000);
 	assert_int_equal(profile_top_functions(p, top, 2), 1);
-	assert_int_equal(top[0].self, 4000);	/* ns, not switches */
+	assert_int_equal(top[0].self, 4000); /* ns, not switches */
 	assert_int_equal(profile_total_value(p), 4000);
 	profile_free(p);
 }
@@ -246,7 +246,7 @@ static void test_throughput(void **state)
 {
 	enum { STACKS = 10000, SAMPLES = 1000000, NK = 12, NU = 24 };
 	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 999 };
-	uint64_t (*ips)[NK + NU] = malloc(sizeof(*ips) * STACKS);
+	uint64_t(*ips)[NK + NU] = malloc(sizeof(*ips) * STACKS);
 	struct sp_sample *smp = malloc(sizeof(*smp) * STACKS);
 	struct profile *p;
 	struct timespec t0, t1, c0, c1;
@@ -270,7 +270,7 @@ static void test_throughput(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	for (int i = 0; i < SAMPLES; i++) {
-		x = x * 1103515245 + 12345;	/* a cheap LCG */
+		x = x * 1103515245 + 12345; /* a cheap LCG */
 		if (profile_add(p, &smp[(x >> 8) % STACKS]))
 			fail();
 	}
@@ -282,8 +282,8 @@ static void test_throughput(void **state)
 	/* CPU time is the per-core figure; wall time also counts waiting for
 	 * a CPU on a busy machine. */
 	printf("profile: %d samples over %zu stacks: %.2f M samples/s per core "
-	       "(%.3f s CPU, %.3f s wall); RSS +%ld KiB\n", SAMPLES, profile_nr_stacks(p),
-	       SAMPLES / cpu / 1e6, cpu, secs, rss1 - rss0);
+	       "(%.3f s CPU, %.3f s wall); RSS +%ld KiB\n",
+	       SAMPLES, profile_nr_stacks(p), SAMPLES / cpu / 1e6, cpu, secs, rss1 - rss0);
 	assert_int_equal(profile_nr_stacks(p), STACKS);
 	assert_int_equal(profile_total_samples(p), SAMPLES);
 	assert_true(rss1 - rss0 < 64 * 1024);
@@ -295,12 +295,9 @@ static void test_throughput(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_offcpu_weights),
-		cmocka_unit_test(test_growth),
-		cmocka_unit_test(test_huge_stack),
-		cmocka_unit_test(test_top_functions),
-		cmocka_unit_test(test_view_only),
+		cmocka_unit_test(test_merge),	      cmocka_unit_test(test_offcpu_weights),
+		cmocka_unit_test(test_growth),	      cmocka_unit_test(test_huge_stack),
+		cmocka_unit_test(test_top_functions), cmocka_unit_test(test_view_only),
 		cmocka_unit_test(test_throughput),
 	};
 

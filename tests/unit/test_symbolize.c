@@ -139,7 +139,7 @@ static void test_dlopen_random_base(void **state)
 	start(&q, "fx_main", "dlopen", lib);
 	symbolizer_note_pid(s, (uint32_t)p.pid);
 	files = symbolizer_nr_files(s);
-	assert_true(files >= 3);	/* fx_main, libfx.so, libc, ld.so */
+	assert_true(files >= 3); /* fx_main, libfx.so, libc, ld.so */
 	/* The same files in a second process: cached by build-id, not
 	 * opened again. */
 	symbolizer_note_pid(s, (uint32_t)q.pid);
@@ -232,7 +232,8 @@ static void test_perf_map(void **state)
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", p.pid);
 	/* Hex without 0x; the name is the rest of the line, spaces and all;
 	 * a later entry overrides an earlier overlapping one. */
-	snprintf(buf, sizeof(buf), "%llx 100 py::work:/app/x.py\n%llx 40 _Z3barv\n"
+	snprintf(buf, sizeof(buf),
+		 "%llx 100 py::work:/app/x.py\n%llx 40 _Z3barv\n"
 		 "%llx 10 LazyCompile:*hot loop\n",
 		 (unsigned long long)jit, (unsigned long long)jit + 0x100,
 		 (unsigned long long)jit + 0x20);
@@ -405,7 +406,7 @@ static void test_profile_symbolized(void **state)
 	smp.user_ips = ips;
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(profile_add(prof, &smp), 0);
-	fx_stop(&p);	/* noted on first sight: exiting is fine */
+	fx_stop(&p); /* noted on first sight: exiting is fine */
 	n = profile_top_functions(prof, top, 8);
 	assert_int_equal(n, 3);
 	assert_string_equal(top[0].name, "leaf_target");

@@ -48,14 +48,15 @@ static inline uint32_t vf_loc(struct view *v, uint64_t addr, uint32_t m, bool ke
 
 static inline struct view *vf_make(enum profile_kind kind)
 {
-	struct profile_meta meta = { .kind = kind, .freq_hz = 100,
+	struct profile_meta meta = { .kind = kind,
+				     .freq_hz = 100,
 				     .start_ns = 1700000000000000000ULL,
 				     .duration_ns = 5000000000ULL };
 	struct view *v = calloc(1, sizeof(*v));
 	struct view_mapping exe = { 0 }, k = { 0 };
 	struct view_sample s = { 0 };
-	uint32_t f_main, f_outer, f_middle, f_inl, f_leaf, f_sys, f_sched, lm, lo, lmid, ll,
-		lsys, lsched;
+	uint32_t f_main, f_outer, f_middle, f_inl, f_leaf, f_sys, f_sched, lm, lo, lmid, ll, lsys,
+		lsched;
 	uint32_t mid_lines[2];
 	uint32_t st1[4], st2[3], st3[1];
 

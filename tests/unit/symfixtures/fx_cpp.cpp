@@ -9,7 +9,8 @@ template <typename T> __attribute__((noinline)) T twice(T v)
 	return v + v;
 }
 
-namespace ns {
+namespace ns
+{
 template <class T> struct Box {
 	T v;
 	__attribute__((noinline)) static T get(const Box &b)
