@@ -115,7 +115,10 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 	r->cap_started = true;
 	r->started_ms = agent_wall_ms();
 	r->end_ms = task_end_ms(spec);
-	r->next_flush_ms = r->started_ms + cfg->flush_interval_ms;
+	/* The first flush comes early so the UI shows data soon after the task
+	 * starts; then every flush_interval, as rover. */
+	r->next_flush_ms =
+		r->started_ms + (cfg->flush_interval_ms < 2000 ? cfg->flush_interval_ms : 2000);
 	r->next_alive_ms = r->started_ms + 500;
 	*out = r;
 	return 0;

@@ -67,3 +67,11 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libskyprof-asan.a
 	@mkdir -p $(@D)
 	$(CC) $(DAEMON_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< \
 		$(BUILD)/libskyprof-asan.a $(DAEMON_LIBS) -lcmocka
+
+# The fake OAP (tests/fake-oap) reads proto/sw_*.proto at run time; guests get
+# build/ and tests/ but not proto/, so a copy rides along under build/tests.
+FAKE_OAP_PROTO := $(patsubst proto/%,$(BUILD)/tests/fake-oap/proto/%,$(wildcard proto/sw_*.proto))
+$(BUILD)/tests/fake-oap/proto/%.proto: proto/%.proto
+	@mkdir -p $(@D)
+	cp $< $@
+$(SKYPROF_BIN): | $(FAKE_OAP_PROTO)

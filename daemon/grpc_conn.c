@@ -336,8 +336,12 @@ static int tls_handshake(struct grpc_conn *c, uint64_t deadline, char *err, size
 	if (!c->host_is_ip)
 		SSL_set_tlsext_host_name(c->ssl, c->host);
 	/* Check the certificate names the host we dialled, not only that it chains. */
-	if (!c->skip_verify)
-		SSL_set1_host(c->ssl, c->host);
+	if (!c->skip_verify) {
+		if (c->host_is_ip)
+			X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c->ssl), c->host);
+		else
+			SSL_set1_host(c->ssl, c->host);
+	}
 	for (;;) {
 		int r = SSL_connect(c->ssl), e;
 

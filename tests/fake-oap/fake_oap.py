@@ -178,7 +178,8 @@ class FakeOAP:
         self.check_auth(context)
         with self.lock:
             self.streams += 1
-            sid = self.streams
+            # unique across restarts that append to the same record file
+            sid = '%d-%d' % (os.getpid(), self.streams)
         n = 0
         ok = False
         try:

@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""Checks what the fake OAP recorded for one task against the protocol notes.
+
+usage: check_upload.py RECORD.jsonl AGENT.log [--target ON_CPU|OFF_CPU]
+       [--symbols a,b,c] [--max-first-upload S] [--tolerance PCT]
+       [--allow-dropped]
+
+Prints the measured numbers and exits 0 when every check holds. Only streams
+that completed (stream_end ok) count as delivered.
+"""
+import argparse
+import base64
+import hashlib
+import json
+import re
+import sys
+
+
+def process_id(service, instance, process):
+    sid = base64.b64encode((service or '_blank')[:70].encode()).decode() + '.1'
+    iid = sid + '_' + base64.b64encode((instance or '_blank')[:70].encode()).decode()
+    return hashlib.sha256(((process or '_blank') + '_' + iid).encode()).hexdigest()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('record')
+    ap.add_argument('log')
+    ap.add_argument('--target', default='ON_CPU')
+    ap.add_argument('--symbols', default='')
+    ap.add_argument('--leaf', default='', help='the user leaf most samples must start with')
+    ap.add_argument('--max-first-upload', type=float, default=12.0)
+    ap.add_argument('--tolerance', type=float, default=2.0)
+    ap.add_argument('--allow-dropped', action='store_true')
+    a = ap.parse_args()
+    fails = []
+
+    recs = [json.loads(l) for l in open(a.record) if l.strip()]
+    tasks = [r for r in recs if r.get('event') == 'task_created']
+    if not tasks:
+        print('FAIL: the fake OAP created no task')
+        return 1
+    task = tasks[0]
+    print('task %s %s on pid %d, start %d, %d s' % (task['task_id'][:12], task['target'],
+                                                   task['pid'], task['start'], task['duration']))
+
+    # registration: the process id the OAP formula gives for the entity we sent
+    reg = None
+    for r in recs:
+        if r.get('method') == 'reportProcesses':
+            for p in r['msg'].get('processes', []):
+                h = p.get('hostProcess')
+                if h and h.get('pid') == task['pid']:
+                    reg = h
+    if not reg:
+        fails.append('the workload pid %d was never reported' % task['pid'])
+    else:
+        e = reg['entity']
+        want = process_id(e.get('serviceName'), e.get('instanceName'), e.get('processName'))
+        props = {kv['key']: kv.get('value', '') for kv in reg.get('properties', [])}
+        print('registered: layer %s service %r instance %r process %r, props %s' % (
+            e.get('layer'), e.get('serviceName'), e.get('instanceName'), e.get('processName'),
+            sorted(props)))
+        if want != task['process_id']:
+            fails.append('process id %s is not the formula\'s %s' % (task['process_id'], want))
+        for k in ('host_ip', 'pid', 'command_line', 'support_ebpf_profiling'):
+            if k not in props:
+                fails.append('property %s missing' % k)
+        log = open(a.log, errors='replace').read()
+        if ('registered as process %s' % want) not in log:
+            fails.append('the agent log does not show process id %s' % want)
+
+    # uploads
+    ends = {r['stream']: r for r in recs if r.get('event') == 'stream_end'}
+    msgs = [r for r in recs if r.get('method') == 'collectProfilingData' and 'event' not in r]
+    by_stream = {}
+    for m in msgs:
+        by_stream.setdefault(m['stream'], []).append(m)
+    delivered = [s for s in sorted(by_stream) if ends.get(s, {}).get('ok')]
+    print('streams: %d recorded, %d completed' % (len(by_stream), len(delivered)))
+    first_time = None
+    start_times = set()
+    total = weight = 0
+    leaf_hits = 0
+    names = set()
+    kinds = 'onCPU' if a.target == 'ON_CPU' else 'offCPU'
+    for s in delivered:
+        ms = sorted(by_stream[s], key=lambda m: m['index'])
+        first = ms[0]['msg']
+        if 'task' not in first:
+            fails.append('stream %s: the first message has no task metadata' % s)
+            continue
+        t = first['task']
+        if t.get('taskId') != task['task_id'] or t.get('processId') != task['process_id']:
+            fails.append('stream %s: task metadata %s/%s is not the task\'s' % (
+                s, t.get('taskId'), t.get('processId')))
+        start_times.add(t.get('profilingStartTime'))
+        if first_time is None:
+            first_time = ms[0]['time']
+        seen = set()
+        for m in ms:
+            d = m['msg'].get(kinds)
+            if d is None:
+                fails.append('stream %s: a message without %s' % (s, kinds))
+                continue
+            stacks = d.get('stacks', [])
+            types = [st.get('stackType', 'PROCESS_KERNEL_SPACE') for st in stacks]
+            if len(stacks) == 0 or len(stacks) > 2 or len(set(types)) != len(types):
+                fails.append('stream %s: stacks %s: want at most one per type' % (s, types))
+            key = json.dumps(stacks, sort_keys=True)
+            if key in seen:
+                fails.append('stream %s: the same stack twice (not merged)' % s)
+            seen.add(key)
+            c = int(d.get('dumpCount' if kinds == 'onCPU' else 'switchCount', 0))
+            total += c
+            weight += int(d.get('duration', 0))
+            for st in stacks:
+                syms = st.get('stackSymbols', [])
+                names.update(syms)
+                if st.get('stackType') == 'PROCESS_USER_SPACE' and syms and a.leaf and \
+                        syms[0] == a.leaf:
+                    leaf_hits += c
+    if len(start_times) > 1:
+        fails.append('profilingStartTime changed across flushes: %s' % sorted(start_times))
+    if first_time is None:
+        fails.append('no completed upload')
+    else:
+        lag = first_time - task['start'] / 1000.0
+        print('first upload %.1f s after the task was created' % lag)
+        if lag > a.max_first_upload:
+            fails.append('first upload after %.1f s (> %.0f s)' % (lag, a.max_first_upload))
+    for sym in filter(None, a.symbols.split(',')):
+        if sym not in names:
+            fails.append('symbol %s not among the uploaded frames' % sym)
+    if a.leaf:
+        pct = 100.0 * leaf_hits / total if total else 0
+        print('user stacks starting (leaf first) with %s: %.1f %% of the count' % (a.leaf, pct))
+        if pct < 50:
+            fails.append('only %.1f %% of the count has %s as the first user frame' % (pct, a.leaf))
+
+    # against the module's own count, from the agent's task summary
+    m = re.search(r'task %s \S+ pid \d+ finished after [\d.]+ s: (\d+) samples read, module (\d+) '
+                  r'samples (\d+) lost; uploaded count (\d+) duration (\d+)' % task['task_id'],
+                  open(a.log, errors='replace').read())
+    if not m:
+        fails.append('no task summary in the agent log')
+    else:
+        read, module, lost, uploaded, dur = map(int, m.groups())
+        print('module samples %d (lost %d), read %d, handed to the queue %d, delivered %d'
+              '%s' % (module, lost, read, uploaded, total,
+                      ', off-CPU duration %d ns' % weight if kinds == 'offCPU' else ''))
+        ref = module if module else read
+        diff = 100.0 * abs(total - ref) / ref if ref else 100
+        print('delivered vs module: %.2f %% apart' % diff)
+        if diff > a.tolerance and not (a.allow_dropped and total < ref):
+            fails.append('delivered count %d is %.2f %% from the module\'s %d' % (total, diff, ref))
+        if a.allow_dropped:
+            dm = re.search(r'agent exit: .* (\d+) dropped \((\d+) messages, count (\d+)', open(
+                a.log, errors='replace').read())
+            dropped = int(dm.group(3)) if dm else 0
+            print('dropped and counted: %d; delivered + dropped = %d of %d handed over' % (
+                dropped, total + dropped, uploaded))
+            # Never silently lost: what was handed over is delivered or counted (a batch
+            # resent after a partial stream may be delivered twice, never less).
+            if total + dropped < uploaded:
+                fails.append('%d of the count is neither delivered nor counted as dropped' % (
+                    uploaded - total - dropped))
+    for f in fails:
+        print('FAIL: ' + f)
+    if not fails:
+        print('PASS')
+    return 1 if fails else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

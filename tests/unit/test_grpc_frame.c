@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gRPC message framing, trailers and status handling (grpc_frame.c). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "grpc_frame.h"
+
+static void header_is_big_endian(void **state)
+{
+	uint8_t h[5];
+
+	(void)state;
+	grpc_frame_header(h, 0x01020304);
+	assert_memory_equal(h, "\x00\x01\x02\x03\x04", 5);
+	grpc_frame_header(h, 0);
+	assert_memory_equal(h, "\x00\x00\x00\x00\x00", 5);
+}
+
+/* Two messages and an empty one, fed one byte at a time and all at once. */
+static void reader_any_split(void **state)
+{
+	static const uint8_t stream[] = { 0, 0, 0, 0, 3, 'a', 'b', 'c', 0, 0, 0, 0, 0,
+					  0, 0, 0, 0, 1, 'z' };
+	(void)state;
+	for (size_t chunk = 1; chunk <= sizeof(stream); chunk++) {
+		struct grpc_reader r;
+
+		grpc_reader_init(&r);
+		for (size_t off = 0; off < sizeof(stream); off += chunk) {
+			size_t n = sizeof(stream) - off < chunk ? sizeof(stream) - off : chunk;
+
+			assert_int_equal(grpc_reader_feed(&r, stream + off, n), 0);
+		}
+		assert_true(r.got_first);
+		assert_int_equal(r.first_len, 3);
+		assert_memory_equal(r.first, "abc", 3);
+		assert_int_equal(r.extra, 2);
+		assert_true(grpc_reader_complete(&r));
+		grpc_reader_free(&r);
+	}
+}
+
+static void reader_truncated_and_empty(void **state)
+{
+	struct grpc_reader r;
+
+	(void)state;
+	grpc_reader_init(&r);
+	assert_int_equal(grpc_reader_feed(&r, (const uint8_t *)"\0\0\0\0\x05" "ab", 7), 0);
+	assert_false(grpc_reader_complete(&r));
+	assert_false(r.got_first);
+	grpc_reader_free(&r);
+
+	grpc_reader_init(&r);
+	assert_int_equal(grpc_reader_feed(&r, (const uint8_t *)"\0\0\0", 3), 0);
+	assert_false(grpc_reader_complete(&r)); /* inside a prefix */
+	grpc_reader_free(&r);
+
+	grpc_reader_init(&r);
+	assert_true(grpc_reader_complete(&r)); /* no message at all */
+	assert_int_equal(grpc_reader_feed(&r, (const uint8_t *)"\0\0\0\0\0", 5), 0);
+	assert_true(r.got_first);
+	assert_int_equal(r.first_len, 0);
+	assert_non_null(r.first);
+	grpc_reader_free(&r);
+}
+
+static void reader_rejects_compressed_and_huge(void **state)
+{
+	struct grpc_reader r;
+
+	(void)state;
+	grpc_reader_init(&r);
+	assert_int_equal(grpc_reader_feed(&r, (const uint8_t *)"\x01\0\0\0\x01x", 6), -EPROTO);
+	/* sticky */
+	assert_int_equal(grpc_reader_feed(&r, (const uint8_t *)"\0\0\0\0\0", 5), -EPROTO);
+	assert_false(grpc_reader_complete(&r));
+	grpc_reader_free(&r);
+
+	grpc_reader_init(&r);
+	assert_int_equal(grpc_reader_feed(&r, (const uint8_t *)"\0\x7f\xff\xff\xff", 5), -EMSGSIZE);
+	grpc_reader_free(&r);
+}
+
+static void status_parsing(void **state)
+{
+	(void)state;
+	assert_int_equal(grpc_parse_status("0", 1), 0);
+	assert_int_equal(grpc_parse_status("7", 1), GRPC_PERMISSION_DENIED);
+	assert_int_equal(grpc_parse_status("16", 2), GRPC_UNAUTHENTICATED);
+	assert_int_equal(grpc_parse_status("17", 2), -EINVAL);
+	assert_int_equal(grpc_parse_status("", 0), -EINVAL);
+	assert_int_equal(grpc_parse_status("-1", 2), -EINVAL);
+	assert_int_equal(grpc_parse_status("1x", 2), -EINVAL);
+	assert_int_equal(grpc_parse_status("007", 3), -EINVAL);
+	/* the length counts, not a terminator */
+	assert_int_equal(grpc_parse_status("14junk", 2), GRPC_UNAVAILABLE);
+	assert_string_equal(grpc_code_name(GRPC_RESOURCE_EXHAUSTED), "RESOURCE_EXHAUSTED");
+	assert_string_equal(grpc_code_name(99), "UNKNOWN_CODE");
+	assert_string_equal(grpc_code_name(-1), "UNKNOWN_CODE");
+}
+
+static void message_percent_decoding(void **state)
+{
+	char out[32];
+
+	(void)state;
+	grpc_decode_message("wrong%20token", 13, out, sizeof(out));
+	assert_string_equal(out, "wrong token");
+	grpc_decode_message("100%25 %E2%82%AC", 16, out, sizeof(out));
+	assert_string_equal(out, "100% \xe2\x82\xac");
+	/* malformed escapes pass through as they are */
+	grpc_decode_message("a%zz%4", 6, out, sizeof(out));
+	assert_string_equal(out, "a%zz%4");
+	grpc_decode_message("abcdef", 6, out, 4);
+	assert_string_equal(out, "abc");
+	grpc_decode_message("%00x", 4, out, sizeof(out));
+	assert_int_equal(out[0], 0);
+}
+
+static void timeout_and_http_fallback(void **state)
+{
+	char out[24];
+
+	(void)state;
+	grpc_format_timeout(10000, out, sizeof(out));
+	assert_string_equal(out, "10000m");
+	grpc_format_timeout(100000000ull, out, sizeof(out));
+	assert_string_equal(out, "100000S");
+	assert_int_equal(grpc_code_from_http(404), GRPC_UNIMPLEMENTED);
+	assert_int_equal(grpc_code_from_http(503), GRPC_UNAVAILABLE);
+	assert_int_equal(grpc_code_from_http(401), GRPC_UNAUTHENTICATED);
+	assert_int_equal(grpc_code_from_http(403), GRPC_PERMISSION_DENIED);
+	assert_int_equal(grpc_code_from_http(500), GRPC_UNKNOWN);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(header_is_big_endian),
+		cmocka_unit_test(reader_any_split),
+		cmocka_unit_test(reader_truncated_and_empty),
+		cmocka_unit_test(reader_rejects_compressed_and_huge),
+		cmocka_unit_test(status_parsing),
+		cmocka_unit_test(message_percent_decoding),
+		cmocka_unit_test(timeout_and_http_fallback),
+	};
+
+	return cmocka_run_group_tests_name("grpc_frame", tests, NULL, NULL);
+}

@@ -1,0 +1,28 @@
+# issue 7 acceptance, on-CPU: the agent registers the known-chain workload
+# with the fake OAP (the process id is the OAP's formula), the fake OAP hands
+# out an ON_CPU task, the agent uploads within ~10 s, and the recorded upload
+# decodes with task metadata first, one kernel + one user stack per message,
+# leaf-first symbols including the workload's functions, and a dumpCount sum
+# within 2 % of the samples the module took for that pid.
+set -eu
+. "$(dirname "$0")/record-lib.bash"
+. "$(dirname "$0")/agent-lib.bash"
+
+wl=$(find_workload) || { echo "skip: no known-chain workload (build/workloads/spin)"; exit 77; }
+"$PY" -c 'import grpc, google.protobuf' 2>/dev/null || { echo "skip: no python3-grpcio"; exit 77; }
+
+start_oap oap --task ON_CPU:20:agent-e2e
+"$wl" 60 </dev/null &
+wl_pid=$!
+agent_pids+=("$wl_pid")
+write_config "$OUT/agent.yaml" "127.0.0.1:$OAP_PORT"
+start_agent "$OUT/agent.yaml" "$OUT/agent.log"
+echo "workload pid $wl_pid, fake OAP :$OAP_PORT, agent pid $AGENT_PID"
+
+wait_for "$OUT/agent.log" "task [0-9a-f]+ ON_CPU pid $wl_pid finished" 60 ||
+	{ tail -20 "$OUT/agent.log"; echo "FAIL: the task did not finish"; exit 1; }
+sleep 1
+stop_pid "$AGENT_PID"
+grep -E "warn|error" "$OUT/agent.log" | head -10 || true
+"$PY" "$CHECK_UPLOAD" "$OUT/oap.jsonl" "$OUT/agent.log" --target ON_CPU \
+	--symbols main,outer,middle,spin_leaf --leaf spin_leaf --max-first-upload 12

@@ -1,0 +1,37 @@
+# issue 7 acceptance: kill the fake OAP mid-task and start it again on the
+# same port: the agent does not crash, reconnects (registering again), and
+# every count it handed over is delivered after the reconnect or counted as
+# dropped; nothing is lost silently.
+set -eu
+. "$(dirname "$0")/record-lib.bash"
+. "$(dirname "$0")/agent-lib.bash"
+
+wl=$(find_workload) || { echo "skip: no known-chain workload (build/workloads/spin)"; exit 77; }
+"$PY" -c 'import grpc, google.protobuf' 2>/dev/null || { echo "skip: no python3-grpcio"; exit 77; }
+
+start_oap oap --task ON_CPU:30:agent-e2e
+port=$OAP_PORT
+"$wl" 90 </dev/null &
+wl_pid=$!
+agent_pids+=("$wl_pid")
+write_config "$OUT/agent.yaml" "127.0.0.1:$port"
+start_agent "$OUT/agent.yaml" "$OUT/agent.log"
+wait_for "$OUT/oap.jsonl" '"method": "collectProfilingData"' 30 ||
+	{ tail "$OUT/agent.log"; echo "FAIL: no upload before the kill"; exit 1; }
+kill -KILL "$OAP_PID"
+wait "$OAP_PID" 2>/dev/null || true
+echo "fake OAP killed at $(date +%s.%N | cut -c1-14), down for 8 s"
+sleep 8
+kill -0 "$AGENT_PID" || { echo "FAIL: the agent died"; exit 1; }
+# the same recording file: the restarted peer keeps the task (same --task spec
+# would create a new one, so it is handed the old id through the log instead)
+start_oap oap --listen "127.0.0.1:$port"
+wait_for "$OUT/agent.log" "reachable again" 40 || { echo "FAIL: no reconnect"; exit 1; }
+wait_for "$OUT/agent.log" "task [0-9a-f]+ ON_CPU pid $wl_pid finished" 60 ||
+	{ echo "FAIL: the task did not finish"; exit 1; }
+sleep 3
+stop_pid "$AGENT_PID"
+grep -E "retrying|reachable again" "$OUT/agent.log" | head -5
+echo "backoff steps logged: $(grep -c retrying "$OUT/agent.log")"
+"$PY" "$CHECK_UPLOAD" "$OUT/oap.jsonl" "$OUT/agent.log" --target ON_CPU --allow-dropped \
+	--symbols spin_leaf --max-first-upload 12
