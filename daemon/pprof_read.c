@@ -185,9 +185,11 @@ static bool str_ok(const struct ctx *c, int64_t i)
 	return i >= 0 && (uint64_t)i < c->pb->n_string_table;
 }
 
+/* Callers check str_ok first; the guard keeps a slip from reading out of
+ * bounds. */
 static uint32_t S(const struct ctx *c, int64_t i)
 {
-	return c->str[i];
+	return c->str && str_ok(c, i) ? c->str[i] : 0;
 }
 
 static int check_strings(struct ctx *c)

@@ -311,6 +311,7 @@ static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a, const char *s
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	unsigned int n = 0;
+	bool outer = false;
 	int ns, i = 0;
 
 	if (line)
@@ -348,8 +349,10 @@ static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a, const char *s
 		if (file)
 			*has_lines = true;
 		n++;
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			outer = true;
 			break;
+		}
 		*has_inline = true;
 		file = NULL;
 		lineno = 0;
@@ -367,8 +370,8 @@ static unsigned int inline_frames(struct sym_elf *e, Dwarf_Addr a, const char *s
 	}
 	/* Inline frames without the function they sit in: name the outer
 	 * one from the symbol table rather than stop at an inlinee. */
-	if (n && n < max && symname && *has_inline && strcmp(frames[n - 1].system_name, symname) &&
-	    strcmp(frames[n - 1].name, symname) && ns <= 0) {
+	if (n && n < max && symname && !outer && strcmp(frames[n - 1].system_name, symname) != 0 &&
+	    strcmp(frames[n - 1].name, symname) != 0) {
 		set_name(e, &frames[n], symname);
 		frames[n].file = intern(e, file);
 		frames[n].line = lineno > 0 ? (uint32_t)lineno : 0;

@@ -125,7 +125,8 @@ struct sym_kernel *sym_kernel_load(const char *path, bool quiet)
 				path);
 		k->restricted = true;
 	}
-	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ksym);
+	if (k->nr)
+		qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ksym);
 	return k;
 }
 
