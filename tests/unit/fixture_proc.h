@@ -98,13 +98,14 @@ static inline void fx_cleanup(void)
 	}
 }
 
-static inline int fx_start(struct fx_proc *p, const char *prog, const char *arg1, const char *arg2)
+/* Starts argv[0] (a path) with pipes on stdin and stdout; reads its
+ * "name 0xADDR" lines up to "ready". */
+static inline int fx_spawn(struct fx_proc *p, char *const argv[])
 {
 	int in[2], outp[2];
-	char line[256], path[PATH_MAX];
+	char line[256];
 
 	memset(p, 0, sizeof(*p));
-	snprintf(path, sizeof(path), "%s/%s", fx_build(), prog);
 	/* CLOEXEC: a later child must not inherit an earlier child's stdin,
 	 * or closing it would never reach that child as EOF. */
 	if (pipe2(in, O_CLOEXEC) || pipe2(outp, O_CLOEXEC))
@@ -115,9 +116,7 @@ static inline int fx_start(struct fx_proc *p, const char *prog, const char *arg1
 	if (!p->pid) {
 		dup2(in[0], 0);
 		dup2(outp[1], 1);
-		close(in[1]);
-		close(outp[0]);
-		execl(path, path, arg1, arg2, (char *)NULL);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	close(in[0]);
@@ -141,6 +140,16 @@ static inline int fx_start(struct fx_proc *p, const char *prog, const char *arg1
 		}
 	}
 	return -1;
+}
+
+/* Starts fixture prog from the build directory with up to two arguments. */
+static inline int fx_start(struct fx_proc *p, const char *prog, const char *arg1, const char *arg2)
+{
+	char path[PATH_MAX];
+	char *argv[4] = { path, (char *)arg1, arg1 ? (char *)arg2 : NULL, NULL };
+
+	snprintf(path, sizeof(path), "%s/%s", fx_build(), prog);
+	return fx_spawn(p, argv);
 }
 
 static inline uint64_t fx_addr(const struct fx_proc *p, const char *name)

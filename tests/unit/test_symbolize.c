@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "demangle.h"
+#include "output.h"
 #include "fixture_proc.h"
 #include "profile.h"
 #include "sym_kernel.h"
@@ -421,6 +422,135 @@ static void test_profile_symbolized(void **state)
 	symbolizer_free(s);
 }
 
+/* The child of pid (unshare --fork runs the payload as its child). */
+static pid_t child_of(pid_t pid)
+{
+	char path[64];
+	long c = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	for (int tries = 0; tries < 100 && !c; tries++) {
+		f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%ld", &c) != 1)
+				c = 0;
+			fclose(f);
+		}
+		if (!c)
+			usleep(10000);
+	}
+	return (pid_t)c;
+}
+
+/*
+ * A container: its own mount and pid namespaces, pivot_root'ed into a tmpfs
+ * that exists only in its mount namespace, so /proc/PID/maps names the binary
+ * /bin/fx, a path that means nothing on the host, and the JIT map is
+ * /tmp/perf-1.map inside it (1 being its namespace pid). Both must be found
+ * through /proc/PID/root.
+ */
+static void test_container(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	char root[256], script[2048], map[64], line[128];
+	char *argv[] = { "unshare", "--mount", "--pid", "--fork", "sh", "-c", script, NULL };
+	struct fx_proc p;
+	struct sym_result r;
+	uint64_t jit;
+	pid_t inner;
+
+	(void)state;
+	if (geteuid() != 0 || system("command -v unshare pivot_root >/dev/null 2>&1")) {
+		symbolizer_free(s);
+		skip();
+	}
+	snprintf(root, sizeof(root), "%s/croot", fx_build());
+	assert_int_equal(mkdir(root, 0755), 0);
+	snprintf(script, sizeof(script),
+		 "mount -t tmpfs none %s && mkdir %s/bin %s/tmp %s/old && "
+		 "cp %s/fx_static %s/bin/fx && cd %s && pivot_root . old && exec /bin/fx jit",
+		 root, root, root, root, fx_build(), root, root);
+	assert_int_equal(fx_spawn(&p, argv), 0);
+	assert_int_equal(fx_addr(&p, "nspid"), 1);
+	inner = child_of(p.pid);
+	assert_true(inner > 0);
+	jit = fx_addr(&p, "jit");
+	snprintf(map, sizeof(map), "/proc/%d/root/tmp/perf-1.map", inner);
+	snprintf(line, sizeof(line), "%llx 80 jit_in_container\n", (unsigned long long)jit);
+	append_file(map, line);
+	assert_int_equal(symbolizer_note_pid(s, (uint32_t)inner), 0);
+	symbolizer_resolve(s, (uint32_t)inner, fx_addr(&p, "leaf_target"), false, &r);
+	assert_string_equal(r.frames[0].name, "leaf_target");
+	assert_string_equal(r.map->path, "/bin/fx");
+	assert_true(r.map->is_main);
+	symbolizer_resolve(s, (uint32_t)inner, jit + 8, false, &r);
+	assert_string_equal(r.frames[0].name, "jit_in_container");
+	fx_stop(&p);
+	symbolizer_free(s);
+}
+
+/*
+ * Real symbols end to end: a symbolized profile written as pprof and read
+ * by go tool pprof: function names, the main binary as mapping 1 with its
+ * build id, inline frames as extra lines of one location.
+ */
+static void test_symbolized_pprof_go(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
+	struct profile *prof = profile_new(&meta, s);
+	char path[PATH_MAX], cmd[PATH_MAX * 4], line[512], lib[PATH_MAX];
+	struct sp_sample smp = { 0 };
+	struct fx_proc p;
+	uint64_t ips[3];
+	bool main_first = false, inl = false, libline = false;
+	const struct sym_mapping *mm;
+	FILE *f;
+
+	(void)state;
+	if (system("command -v go >/dev/null 2>&1")) {
+		profile_free(prof);
+		symbolizer_free(s);
+		skip();
+	}
+	snprintf(lib, sizeof(lib), "%s/libfx.so", fx_build());
+	start(&p, "fx_main", "dlopen", lib);
+	ips[0] = fx_addr(&p, "lib_func");
+	ips[1] = fx_addr(&p, "probe_ret");
+	ips[2] = fx_addr(&p, "leaf_target") + 1;
+	smp.tgid = smp.tid = (uint32_t)p.pid;
+	smp.weight = 1;
+	strcpy(smp.comm, "fx_main");
+	smp.nr_user = 3;
+	smp.user_ips = ips;
+	assert_int_equal(profile_add(prof, &smp), 0);
+	mm = symbolizer_main_mapping(s, (uint32_t)p.pid);
+	assert_non_null(mm);
+	fx_stop(&p);
+	snprintf(path, sizeof(path), "%s/sym.pb.gz", fx_build());
+	assert_int_equal(output_write(prof, path, OUTPUT_PPROF), 0);
+	snprintf(cmd, sizeof(cmd), "HOME=%s GOCACHE=%s/gocache go tool pprof -raw %s 2>&1",
+		 fx_build(), fx_build(), path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "1: ", 3) && strstr(line, "/fx_main ") &&
+		    strstr(line, mm->build_id))
+			main_first = true;
+		if (strstr(line, " inl_helper "))
+			inl = true;
+		if (strstr(line, " lib_func ") && strstr(line, "fx_lib.c"))
+			libline = true;
+	}
+	assert_int_equal(pclose(f), 0);
+	assert_true(main_first);
+	assert_true(inl);
+	assert_true(libline);
+	profile_free(prof);
+	symbolizer_free(s);
+}
+
 static int teardown_all(void **state)
 {
 	(void)state;
@@ -445,6 +575,8 @@ int main(void)
 		cmocka_unit_test(test_kallsyms_host),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_profile_symbolized),
+		cmocka_unit_test(test_container),
+		cmocka_unit_test(test_symbolized_pprof_go),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, teardown_all);

@@ -20,3 +20,6 @@ cc $CFLAGS -shared -fPIC -o libfx.so "$src/fx_lib.c"
 cp libfx.so libfxstrip.so
 strip -s libfxstrip.so
 c++ $CFLAGS -o fx_cpp "$src/fx_cpp.cpp"
+# Static, for the container test: it runs chrooted into a directory where
+# it is /bin/fx, a path that does not exist on the host.
+cc $CFLAGS -static -o fx_static "$src/fx_main.c" 2>/dev/null

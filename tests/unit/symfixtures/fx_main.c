@@ -8,6 +8,7 @@
  *                    inlined function
  *   fx_main dlopen LIB   also loads LIB and prints its lib_func/lib_static
  *   fx_main jit      also maps an anonymous executable page (for perf maps)
+ *                    and prints its own pid (as its pid namespace sees it)
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
 		if (p == MAP_FAILED)
 			return 1;
 		printf("jit %p\n", p);
+		printf("nspid 0x%x\n", (unsigned int)getpid());
 	}
 	printf("ready\n");
 	fflush(stdout);
