@@ -237,7 +237,12 @@ static void open_dwfl(struct sym_elf *e)
 		dwfl_end(e->dwfl);
 		e->dwfl = NULL;
 		e->mod = NULL;
+		return;
 	}
+	/* libdwfl keeps its own descriptor: ours is no longer needed, and a
+	 * system-wide profile can touch thousands of files. */
+	close(e->fd);
+	e->fd = -1;
 }
 
 static uint64_t offset_to_vaddr(const struct sym_elf *e, uint64_t off)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "demangle.h"
@@ -69,6 +70,21 @@ __attribute__((format(printf, 3, 4))) static bool fmt_path(char *buf, size_t n, 
 	return r >= 0 && (size_t)r < n;
 }
 
+/*
+ * Every distinct binary stays open so that it still symbolizes after its
+ * process exits; a system-wide profile can exceed the default soft limit of
+ * 1024 descriptors, so take the hard limit.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
@@ -86,6 +102,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts)
 		return NULL;
 	}
 	s->quiet = opts->quiet;
+	raise_nofile();
 	if (strtab_init(&s->names)) {
 		free(s);
 		return NULL;
