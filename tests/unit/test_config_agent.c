@@ -80,8 +80,10 @@ static const char rover_config[] =
 	"      - match_cmd: ${ROVER_PROCESS_DISCOVERY_REGEX_SCANNER_MATCH_CMD:tomcat}\n"
 	"        layer: ${ROVER_PROCESS_DISCOVERY_REGEX_SCANNER_LAYER:OS_LINUX}\n"
 	"        service_name: ${ROVER_PROCESS_DISCOVERY_REGEX_SCANNER_SERVICE_NAME:svc}\n"
-	"        instance_name: ${ROVER_PROCESS_DISCOVERY_REGEX_SCANNER_INSTANCE_NAME:{{.Rover.HostIPV4 \"en0\"}}}\n"
-	"        process_name: ${ROVER_PROCESS_DISCOVERY_REGEX_SCANNER_PROCESS_NAME:{{.Process.ExeName}}}\n"
+	"        instance_name: "
+	"${ROVER_PROCESS_DISCOVERY_REGEX_SCANNER_INSTANCE_NAME:{{.Rover.HostIPV4 \"en0\"}}}\n"
+	"        process_name: "
+	"${ROVER_PROCESS_DISCOVERY_REGEX_SCANNER_PROCESS_NAME:{{.Process.ExeName}}}\n"
 	"        labels: ${ROVER_PROCESS_DISCOVERY_REGEX_SCANNER_LABEL:a, b}\n"
 	"  kubernetes:\n"
 	"    active: false\n"
@@ -224,16 +226,19 @@ static void invalid_values_name_the_key(void **state)
 		  "process_discovery.scanner.regex[0].match_cmd" },
 		{ "process_discovery:\n  scanner:\n    regex:\n      - match_cmd: x\n",
 		  "process_discovery.scanner.regex[0].service_name" },
-		{ "process_discovery:\n  scanner:\n    regex:\n      - {match_cmd: x, service_name: s}\n"
+		{ "process_discovery:\n  scanner:\n    regex:\n      - {match_cmd: x, "
+		  "service_name: s}\n"
 		  "      - {match_cmd: \"(\", service_name: s}\n",
 		  "process_discovery.scanner.regex[1].match_cmd" },
 		{ "process_discovery:\n  scanner:\n    regex:\n"
 		  "      - {match_cmd: x, service_name: \"{{.Process.Nope}}\"}\n",
 		  "process_discovery.scanner.regex[0].service_name" },
 		{ "process_discovery:\n  scanner:\n    regex:\n"
-		  "      - {match_cmd: x, service_name: s, instance_name: \"{{.Rover.HostIPV4}}\"}\n",
+		  "      - {match_cmd: x, service_name: s, instance_name: "
+		  "\"{{.Rover.HostIPV4}}\"}\n",
 		  "process_discovery.scanner.regex[0].instance_name" },
-		{ "process_discovery:\n  scanner:\n    regex: yes\n", "process_discovery.scanner.regex" },
+		{ "process_discovery:\n  scanner:\n    regex: yes\n",
+		  "process_discovery.scanner.regex" },
 		{ "profiling:\n  active: 2\n", "profiling.active" },
 		{ "profiling:\n  task:\n    on_cpu:\n      dump_period: 0ms\n",
 		  "profiling.task.on_cpu.dump_period" },
@@ -247,7 +252,8 @@ static void invalid_values_name_the_key(void **state)
 		{ "core:\n  backend:\n    addr: ${UNTERMINATED\n", "core.backend.addr" },
 		{ "core:\n  backend:\n    addr: [a, b]\n", "core.backend.addr" },
 		{ "core: 5\n", "core" },
-		{ "skyprof:\n  schedule:\n    target: ON_CPU\n    duration: 10m\n    interval: 5m\n",
+		{ "skyprof:\n  schedule:\n    target: ON_CPU\n    duration: 10m\n    interval: "
+		  "5m\n",
 		  "skyprof.schedule.duration" },
 	};
 
@@ -260,7 +266,8 @@ static void invalid_values_name_the_key(void **state)
 	}
 	assert_int_equal(load("core: [\n"), -EINVAL);
 	assert_non_null(strstr(err, "YAML syntax error"));
-	assert_int_equal(config_load_file(&c, "/nonexistent/agent.yaml", err, sizeof(err)), -ENOENT);
+	assert_int_equal(config_load_file(&c, "/nonexistent/agent.yaml", err, sizeof(err)),
+			 -ENOENT);
 }
 
 static void env_substitution(void **state)
@@ -356,9 +363,10 @@ static void labels_as_list(void **state)
 			 0);
 	assert_int_equal(c.finders[0].nr_labels, 2);
 	assert_string_equal(c.finders[0].labels[0], "z");
-	assert_int_equal(load("process_discovery:\n  scanner:\n    regex:\n"
-			      "      - match_cmd: x\n        service_name: s\n        labels: \" , ,\"\n"),
-			 0);
+	assert_int_equal(
+		load("process_discovery:\n  scanner:\n    regex:\n"
+		     "      - match_cmd: x\n        service_name: s\n        labels: \" , ,\"\n"),
+		0);
 	assert_int_equal(c.finders[0].nr_labels, 0);
 }
 

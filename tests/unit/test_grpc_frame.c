@@ -26,8 +26,8 @@ static void header_is_big_endian(void **state)
 /* Two messages and an empty one, fed one byte at a time and all at once. */
 static void reader_any_split(void **state)
 {
-	static const uint8_t stream[] = { 0, 0, 0, 0, 3, 'a', 'b', 'c', 0, 0, 0, 0, 0,
-					  0, 0, 0, 0, 1, 'z' };
+	static const uint8_t stream[] = { 0, 0, 0, 0, 3, 'a', 'b', 'c', 0,  0,
+					  0, 0, 0, 0, 0, 0,   0,   1,	'z' };
 	(void)state;
 	for (size_t chunk = 1; chunk <= sizeof(stream); chunk++) {
 		struct grpc_reader r;
@@ -53,7 +53,11 @@ static void reader_truncated_and_empty(void **state)
 
 	(void)state;
 	grpc_reader_init(&r);
-	assert_int_equal(grpc_reader_feed(&r, (const uint8_t *)"\0\0\0\0\x05" "ab", 7), 0);
+	assert_int_equal(grpc_reader_feed(&r,
+					  (const uint8_t *)"\0\0\0\0\x05"
+							   "ab",
+					  7),
+			 0);
 	assert_false(grpc_reader_complete(&r));
 	assert_false(r.got_first);
 	grpc_reader_free(&r);

@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The agent's pure parts: the OAP's process id, task commands (malformed
+ * ones included) and rover's task rules, name templates, the bounded upload
+ * queue, backoff, /proc parsing, and the upload messages built from a view
+ * (merged, leaf first, deltas, task metadata first).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "agent_entity.h"
+#include "agent_log.h"
+#include "agent_oap.h"
+#include "agent_procs.h"
+#include "agent_queue.h"
+#include "agent_task.h"
+#include "agent_template.h"
+#include "agent_upload.h"
+#include "sw_command.pb-c.h"
+#include "sw_ebpf_profiling.pb-c.h"
+#include "view.h"
+
+static void process_id_formula(void **state)
+{
+	char id[ENTITY_ID_LEN + 1], buf[256];
+	char longname[100];
+
+	(void)state;
+	/* the protocol notes' worked example */
+	assert_string_equal(entity_service_id("demo-svc", buf, sizeof(buf)), "ZGVtby1zdmM=.1");
+	assert_string_equal(entity_instance_id("demo-svc", "10.0.0.5", buf, sizeof(buf)),
+			    "ZGVtby1zdmM=.1_MTAuMC4wLjU=");
+	assert_string_equal(entity_process_id("demo-svc", "10.0.0.5", "myapp", id),
+			    "450cb2c30630face26a5a47219aae1a3a00d2fca5f4741ae536b7b41cb8a08d0");
+	/* blank names are "_blank" */
+	assert_string_equal(entity_service_id("", buf, sizeof(buf)), "X2JsYW5r.1");
+	/* service names are cut to 70 chars */
+	memset(longname, 'a', 99);
+	longname[99] = 0;
+	entity_process_id(longname, "i", "p", id);
+	longname[70] = 0;
+	entity_process_id(longname, "i", "p", buf);
+	assert_string_equal(id, buf);
+}
+
+/* A Command from key/value pairs; NULL value: the key is left out. */
+static Skywalking__V3__Command *command(const char *name, const char *const *kv)
+{
+	static Skywalking__V3__Command c;
+	static Skywalking__V3__KeyStringValuePair p[16], *pp[16];
+	size_t n = 0;
+
+	skywalking__v3__command__init(&c);
+	c.command = (char *)name;
+	for (size_t i = 0; kv[i]; i += 2) {
+		if (!kv[i + 1])
+			continue;
+		skywalking__v3__key_string_value_pair__init(&p[n]);
+		p[n].key = (char *)kv[i];
+		p[n].value = (char *)kv[i + 1];
+		pp[n] = &p[n];
+		n++;
+	}
+	c.n_args = n;
+	c.args = pp;
+	return &c;
+}
+
+static void task_commands(void **state)
+{
+	const char *good[] = { "SerialNumber",
+			       "x",
+			       "TaskId",
+			       "abc",
+			       "ProcessId",
+			       "p1",
+			       "TaskUpdateTime",
+			       "1700000000123",
+			       "TriggerType",
+			       "FIXED_TIME",
+			       "TargetType",
+			       "OFF_CPU",
+			       "TaskStartTime",
+			       "1700000000000",
+			       "ExtensionConfigJSON",
+			       "null",
+			       "FixedTriggerDuration",
+			       "60",
+			       NULL };
+	struct task_spec t;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(task_parse_command(command(TASK_COMMAND_NAME, good), &t, err, sizeof(err)),
+			 0);
+	assert_string_equal(t.task_id, "abc");
+	assert_string_equal(t.process_id, "p1");
+	assert_int_equal(t.target, AGENT_TARGET_OFF_CPU);
+	assert_int_equal(t.start_ms, 1700000000000ull);
+	assert_int_equal(t.update_ms, 1700000000123ull);
+	assert_int_equal(t.duration_s, 60);
+	assert_int_equal(task_end_ms(&t), 1700000060000ull);
+	assert_int_equal(task_parse_command(command("ContinuousProfilingPolicyQuery", good), &t,
+					    err, sizeof(err)),
+			 -ENOENT);
+
+	/* each malformed variant: rejected with a reason naming the argument */
+	static const struct {
+		const char *key, *value, *why;
+	} bad[] = {
+		{ "TaskId", NULL, "TaskId" },
+		{ "ProcessId", NULL, "ProcessId" },
+		{ "TaskUpdateTime", NULL, "TaskUpdateTime" },
+		{ "TriggerType", NULL, "TriggerType" },
+		{ "TargetType", NULL, "TargetType" },
+		{ "TaskStartTime", NULL, "TaskStartTime" },
+		{ "ExtensionConfigJSON", NULL, "ExtensionConfigJSON" },
+		{ "FixedTriggerDuration", NULL, "FixedTriggerDuration" },
+		{ "TaskId", "", "TaskId" },
+		{ "TargetType", "NETWORK", "NETWORK" },
+		{ "TargetType", "on_cpu", "TargetType" },
+		{ "TriggerType", "CONTINUOUS_PROFILING", "TriggerType" },
+		{ "ProcessId", "a,b", "exactly one" },
+		{ "ProcessId", "", "exactly one" },
+		{ "TaskStartTime", "-5", "TaskStartTime" },
+		{ "TaskStartTime", "12abc", "TaskStartTime" },
+		{ "TaskStartTime", "99999999999999999999999", "TaskStartTime" },
+		{ "TaskUpdateTime", " 1", "TaskUpdateTime" },
+		{ "FixedTriggerDuration", "0", "FixedTriggerDuration" },
+		{ "FixedTriggerDuration", "1e3", "FixedTriggerDuration" },
+		{ "FixedTriggerDuration", "9999999", "FixedTriggerDuration" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *kv[sizeof(good) / sizeof(good[0])];
+
+		memcpy(kv, good, sizeof(good));
+		for (size_t k = 0; kv[k]; k += 2)
+			if (!strcmp(kv[k], bad[i].key))
+				kv[k + 1] = bad[i].value;
+		err[0] = 0;
+		if (task_parse_command(command(TASK_COMMAND_NAME, kv), &t, err, sizeof(err)) !=
+			    -EINVAL ||
+		    !strstr(err, bad[i].why))
+			fail_msg("case %zu (%s=%s): '%s'", i, bad[i].key,
+				 bad[i].value ? bad[i].value : "(missing)", err);
+	}
+	assert_int_equal(task_parse_command(NULL, &t, err, sizeof(err)), -ENOENT);
+}
+
+static void task_rules(void **state)
+{
+	struct task_spec a = { .task_id = "t1",
+			       .process_id = "p",
+			       .target = AGENT_TARGET_ON_CPU,
+			       .start_ms = 1000000,
+			       .duration_s = 60 };
+	struct task_spec b = a;
+
+	(void)state;
+	assert_int_equal(task_decide(NULL, &a, 1000000 + 60000), TASK_NEW);
+	assert_int_equal(task_decide(NULL, &a, 1000000 + 60001), TASK_EXPIRED);
+	assert_int_equal(task_decide(NULL, &a, 5), TASK_NEW); /* future: held until start */
+	b.duration_s = 120;
+	assert_int_equal(task_decide(&a, &b, 1000000), TASK_EXTEND);
+	snprintf(b.task_id, sizeof(b.task_id), "t2");
+	assert_true(task_same_key(&a, &b));
+	assert_int_equal(task_decide(&a, &b, 1000000), TASK_REPLACE);
+	b.target = AGENT_TARGET_OFF_CPU;
+	assert_false(task_same_key(&a, &b));
+	b = a;
+	snprintf(b.process_id, sizeof(b.process_id), "q");
+	assert_false(task_same_key(&a, &b));
+	b = a;
+	b.start_ms++;
+	assert_int_equal(task_decide(&a, &b, 1000000), TASK_REPLACE);
+}
+
+static void fake_ip(void *arg, int family, const char *iface, char *out, size_t outlen)
+{
+	(void)arg;
+	snprintf(out, outlen, "%s/%s", family == AF_INET ? "v4" : "v6", iface);
+}
+
+static void templates(void **state)
+{
+	struct tmpl_process p = { .pid = 42,
+				  .exe_path = "/usr/bin/app",
+				  .exe_name = "app",
+				  .cmdline = "app --x",
+				  .workdir = "/srv" };
+	struct tmpl_host h = { .hostname = "box", .instance_id = "uuid", .ip = fake_ip };
+	char out[128], err[128];
+
+	(void)state;
+	assert_int_equal(tmpl_expand("{{.Process.ExeName}}-{{ .Process.Pid }}@{{.Rover.HostName}}",
+				     &p, &h, out, sizeof(out), err, sizeof(err)),
+			 0);
+	assert_string_equal(out, "app-42@box");
+	assert_int_equal(tmpl_expand("{{.Rover.HostIPV4 \"eth0\"}} {{.Rover.HostIPV6 \"lo\"}}", &p,
+				     &h, out, sizeof(out), err, sizeof(err)),
+			 0);
+	assert_string_equal(out, "v4/eth0 v6/lo");
+	assert_int_equal(
+		tmpl_expand("{{.Process.Command}}|{{.Process.CommandLine}}|"
+			    "{{.Process.ExeFilePath}}|{{.Process.WorkDir}}|{{.Rover.InstanceID}}",
+			    &p, &h, out, sizeof(out), err, sizeof(err)),
+		0);
+	assert_string_equal(out, "app --x|app --x|/usr/bin/app|/srv|uuid");
+	assert_int_equal(tmpl_expand("plain", &p, &h, out, sizeof(out), err, sizeof(err)), 0);
+	assert_string_equal(out, "plain");
+	assert_int_equal(
+		tmpl_expand("{{.Process.ExeName}}xxxxxxxx", &p, &h, out, 6, err, sizeof(err)), 0);
+	assert_string_equal(out, "appxx");
+	assert_int_equal(tmpl_check("{{.Process.Nope}}", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ".Process.Nope"));
+	assert_int_equal(tmpl_check("{{.Process.ExeName", err, sizeof(err)), -EINVAL);
+	assert_int_equal(tmpl_check("{{.Rover.HostIPV4}}", err, sizeof(err)), -EINVAL);
+	assert_int_equal(tmpl_check("{{.Rover.HostIPV4 en0}}", err, sizeof(err)), -EINVAL);
+	assert_int_equal(tmpl_check("{{.Rover.HostName \"x\"}}", err, sizeof(err)), -EINVAL);
+	assert_int_equal(tmpl_check("{{.Rover.HostIPV4 \"en0\" x}}", err, sizeof(err)), -EINVAL);
+	assert_int_equal(
+		tmpl_expand("{{.Process.Pid}}", NULL, &h, out, sizeof(out), err, sizeof(err)),
+		-EINVAL);
+}
+
+static struct upload_batch *batch_of(size_t bytes, uint64_t units)
+{
+	struct upload_batch *b = batch_new("/x", "t");
+	uint8_t *m = calloc(1, bytes);
+
+	assert_non_null(b);
+	assert_int_equal(batch_add(b, m, bytes), 0);
+	b->units = units;
+	return b;
+}
+
+static void queue_bounds(void **state)
+{
+	struct upload_queue q;
+	struct upload_stats st;
+	struct upload_batch *b, *b1;
+	size_t pend, pbytes, one;
+
+	(void)state;
+	b = batch_of(1000, 1);
+	one = b->bytes;
+	batch_free(b);
+	queue_init(&q, one * 3);
+	assert_int_equal(queue_push(&q, batch_of(1000, 1)), 0);
+	assert_int_equal(queue_push(&q, batch_of(1000, 2)), 0);
+	assert_int_equal(queue_push(&q, batch_of(1000, 3)), 0);
+	/* the fourth drops the oldest */
+	assert_int_equal(queue_push(&q, batch_of(1000, 4)), 1);
+	queue_get_stats(&q, &st, &pend, &pbytes);
+	assert_int_equal(pend, 3);
+	assert_int_equal(st.dropped_batches, 1);
+	assert_int_equal(st.dropped_units, 1);
+	assert_true(pbytes <= one * 3);
+	/* a batch larger than the whole limit is dropped itself */
+	assert_int_equal(queue_push(&q, batch_of(one * 4, 100)), 1);
+	queue_get_stats(&q, &st, &pend, NULL);
+	assert_int_equal(st.dropped_units, 101);
+	assert_int_equal(pend, 3);
+	/* order is kept; a failed send goes back in front */
+	b1 = queue_pop(&q, 0);
+	assert_int_equal(b1->units, 2);
+	queue_return(&q, b1);
+	b1 = queue_pop(&q, 0);
+	assert_int_equal(b1->units, 2);
+	assert_int_equal(b1->attempts, 1);
+	queue_sent(&q, b1);
+	/* a returned batch that no longer fits is counted as dropped */
+	b1 = queue_pop(&q, 0);
+	assert_int_equal(b1->units, 3);
+	assert_int_equal(queue_push(&q, batch_of(1000, 5)), 0);
+	assert_int_equal(queue_push(&q, batch_of(1000, 6)), 0);
+	queue_return(&q, b1);
+	queue_get_stats(&q, &st, &pend, NULL);
+	assert_int_equal(st.sent_units, 2);
+	assert_int_equal(st.dropped_units, 104);
+	assert_int_equal(pend, 3);
+	queue_destroy(&q);
+}
+
+static void backoff_grows_with_jitter(void **state)
+{
+	(void)state;
+	assert_int_equal(oap_backoff_ms(1, 60000, 0.5), 1000);
+	assert_int_equal(oap_backoff_ms(2, 60000, 0.5), 2000);
+	assert_int_equal(oap_backoff_ms(5, 60000, 0.5), 16000);
+	assert_int_equal(oap_backoff_ms(30, 60000, 0.5), 60000);
+	assert_int_equal(oap_backoff_ms(1, 60000, 0.0), 800);
+	assert_true(oap_backoff_ms(1, 60000, 0.999) < 1200);
+	assert_int_equal(oap_backoff_ms(10, 2000, 0.5), 2000);
+}
+
+static void proc_helpers(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = procs_cmdline_from("a\0b c\0d\0", 8);
+	assert_string_equal(s, "a b c d");
+	free(s);
+	s = procs_cmdline_from("x\0\0\0", 4);
+	assert_string_equal(s, "x");
+	free(s);
+	s = procs_cmdline_from("abc", 3);
+	assert_string_equal(s, "abc");
+	free(s);
+	assert_false(procs_exe_name_supported("java"));
+	assert_false(procs_exe_name_supported("python3.11"));
+	assert_false(procs_exe_name_supported("bash"));
+	assert_true(procs_exe_name_supported("nginx"));
+	assert_string_equal(upload_symbol_name("[unknown] libx.so+0x12"), "[MISSING]");
+	assert_string_equal(upload_symbol_name(""), "[MISSING]");
+	assert_string_equal(upload_symbol_name(".L_local"), "L_local");
+	assert_string_equal(upload_symbol_name("$x"), "x");
+	assert_string_equal(upload_symbol_name("main"), "main");
+}
+
+/* A view by hand: functions f0..f3, locations: 0 kernel(f0), 1 user(f1 inlined in f2), 2 user(f3).
+ */
+static void make_view(struct view *v, bool offcpu)
+{
+	struct profile_meta meta = { .kind = offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU };
+	const char *names[] = { "do_syscall_64", "leaf_inlined", "caller", "main" };
+
+	assert_int_equal(view_init(v, &meta), 0);
+	for (int i = 0; i < 4; i++) {
+		struct view_function f = { .name = (uint32_t)strtab_intern(&v->strs, names[i]) };
+
+		assert_true(view_add_function(v, &f) >= 0);
+	}
+	assert_true(view_add_line(v, &(struct view_line){ .function = 0 }) >= 0);
+	assert_true(view_add_line(v, &(struct view_line){ .function = 1 }) >= 0);
+	assert_true(view_add_line(v, &(struct view_line){ .function = 2 }) >= 0);
+	assert_true(view_add_line(v, &(struct view_line){ .function = 3 }) >= 0);
+	assert_true(view_add_location(v, &(struct view_location){ .first_line = 0,
+								  .nr_lines = 1,
+								  .kernel = true }) >= 0);
+	assert_true(view_add_location(
+			    v, &(struct view_location){ .first_line = 1, .nr_lines = 2 }) >= 0);
+	assert_true(view_add_location(
+			    v, &(struct view_location){ .first_line = 3, .nr_lines = 1 }) >= 0);
+}
+
+static void add_sample(struct view *v, uint32_t pid, uint32_t tid, uint64_t count, uint64_t weight,
+		       bool with_kernel)
+{
+	static const uint32_t locs_k[] = { 0, 1, 2 }, locs_u[] = { 1, 2 };
+	struct view_sample s = { .pid = pid,
+				 .tid = tid,
+				 .count = count,
+				 .weight = weight,
+				 .nr_locs = with_kernel ? 3 : 2 };
+
+	assert_true(view_add_sample(v, &s, with_kernel ? locs_k : locs_u) >= 0);
+}
+
+static Skywalking__V3__EBPFProfilingData *msg(struct upload_batch *b, size_t i)
+{
+	Skywalking__V3__EBPFProfilingData *d =
+		skywalking__v3__ebpfprofiling_data__unpack(NULL, b->lens[i], b->msgs[i]);
+
+	assert_non_null(d);
+	return d;
+}
+
+static void upload_messages(void **state)
+{
+	struct upload_task_meta m = {
+		.task_id = "T", .process_id = "P", .profiling_start_ms = 1000, .current_ms = 2000
+	};
+	struct delta_table *t = delta_table_new();
+	struct upload_totals tot;
+	struct upload_batch *b;
+	struct view v;
+	Skywalking__V3__EBPFProfilingData *d;
+	uint64_t sum = 0;
+
+	(void)state;
+	make_view(&v, false);
+	/* two threads with the same stack: one message; another pid: not ours */
+	add_sample(&v, 7, 7, 10, 10, true);
+	add_sample(&v, 7, 8, 5, 5, true);
+	add_sample(&v, 7, 7, 3, 3, false);
+	add_sample(&v, 9, 9, 100, 100, true);
+	b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	assert_int_equal(upload_collect(t, &v, 7, &m, b, &tot), 0);
+	assert_int_equal(b->n, 2);
+	assert_int_equal(tot.count, 18);
+	for (size_t i = 0; i < b->n; i++) {
+		d = msg(b, i);
+		/* the task metadata on the first message only */
+		if (i == 0) {
+			assert_non_null(d->task);
+			assert_string_equal(d->task->taskid, "T");
+			assert_string_equal(d->task->processid, "P");
+			assert_int_equal(d->task->profilingstarttime, 1000);
+			assert_int_equal(d->task->currenttime, 2000);
+		} else {
+			assert_null(d->task);
+		}
+		assert_int_equal(d->profiling_case,
+				 SKYWALKING__V3__EBPFPROFILING_DATA__PROFILING_ON_CPU);
+		sum += (uint64_t)d->oncpu->dumpcount;
+		for (size_t s = 0; s < d->oncpu->n_stacks; s++) {
+			Skywalking__V3__EBPFProfilingStackMetadata *st = d->oncpu->stacks[s];
+
+			if (st->stacktype ==
+			    SKYWALKING__V3__EBPFPROFILING_STACK_TYPE__PROCESS_KERNEL_SPACE) {
+				assert_int_equal(st->n_stacksymbols, 1);
+				assert_string_equal(st->stacksymbols[0], "do_syscall_64");
+			} else {
+				/* leaf first, the inlined callee before its caller */
+				assert_int_equal(st->n_stacksymbols, 3);
+				assert_string_equal(st->stacksymbols[0], "leaf_inlined");
+				assert_string_equal(st->stacksymbols[1], "caller");
+				assert_string_equal(st->stacksymbols[2], "main");
+			}
+		}
+		assert_true(d->oncpu->n_stacks == 1 || d->oncpu->n_stacks == 2);
+		if (d->oncpu->n_stacks == 2)
+			assert_int_equal(d->oncpu->dumpcount, 15);
+		skywalking__v3__ebpfprofiling_data__free_unpacked(d, NULL);
+	}
+	assert_int_equal(sum, 18);
+	batch_free(b);
+
+	/* nothing new: nothing sent */
+	b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	assert_int_equal(upload_collect(t, &v, 7, &m, b, &tot), 0);
+	assert_int_equal(b->n, 0);
+	batch_free(b);
+
+	/* counts grow (the view's are cumulative): the delta only */
+	v.samples[1].count += 4;
+	b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	assert_int_equal(upload_collect(t, &v, 7, &m, b, &tot), 0);
+	assert_int_equal(b->n, 1);
+	d = msg(b, 0);
+	assert_non_null(d->task); /* first message of this batch */
+	assert_int_equal(d->oncpu->dumpcount, 4);
+	skywalking__v3__ebpfprofiling_data__free_unpacked(d, NULL);
+	batch_free(b);
+	delta_table_free(t);
+	view_free(&v);
+}
+
+static void upload_offcpu(void **state)
+{
+	struct upload_task_meta m = { .task_id = "T", .process_id = "P", .offcpu = true };
+	struct delta_table *t = delta_table_new();
+	struct upload_totals tot;
+	struct upload_batch *b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	Skywalking__V3__EBPFProfilingData *d;
+	struct view v;
+
+	(void)state;
+	make_view(&v, true);
+	add_sample(&v, 7, 7, 3, 3000000, true);
+	add_sample(&v, 7, 8, 2, 2000000, true);
+	assert_int_equal(upload_collect(t, &v, 0, &m, b, &tot), 0);
+	assert_int_equal(b->n, 1);
+	d = msg(b, 0);
+	assert_int_equal(d->profiling_case, SKYWALKING__V3__EBPFPROFILING_DATA__PROFILING_OFF_CPU);
+	assert_int_equal(d->offcpu->switchcount, 5);
+	assert_int_equal(d->offcpu->duration, 5000000);
+	assert_int_equal(tot.weight, 5000000);
+	skywalking__v3__ebpfprofiling_data__free_unpacked(d, NULL);
+	batch_free(b);
+	delta_table_free(t);
+	view_free(&v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(process_id_formula), cmocka_unit_test(task_commands),
+		cmocka_unit_test(task_rules),	      cmocka_unit_test(templates),
+		cmocka_unit_test(queue_bounds),	      cmocka_unit_test(backoff_grows_with_jitter),
+		cmocka_unit_test(proc_helpers),	      cmocka_unit_test(upload_messages),
+		cmocka_unit_test(upload_offcpu),
+	};
+
+	log_set_level(LOG_LVL_ERROR);
+	return cmocka_run_group_tests_name("agent", tests, NULL, NULL);
+}
