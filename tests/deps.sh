@@ -14,6 +14,8 @@ PACKAGES=(
 	qemu-system-x86 mmdebstrap cpio busybox-static debian-archive-keyring
 	# checks of outputs
 	python3 chromium
+	# the fake OAP of the agent tests, and openssl for their test CA
+	python3-grpcio python3-protobuf openssl
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
