@@ -138,7 +138,7 @@ static int check_caps(struct capture *c, const struct record_opts *o)
 }
 
 static int resolve_targets(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid,
-			   uint32_t *tgids)
+			   const char *cmd_cgroup, uint32_t *tgids)
 {
 	struct control_session_opts *s = &c->sopts;
 	int ret;
@@ -148,6 +148,12 @@ static int resolve_targets(struct capture *c, const struct record_opts *o, uint3
 		if (!cmd_tgid) {
 			snprintf(c->err, sizeof(c->err), "no target");
 			return -EINVAL;
+		}
+		if (cmd_cgroup && (c->info.caps & SKYPROF_CAP_CGROUP)) {
+			snprintf(c->cgroup_path, sizeof(c->cgroup_path), "%s", cmd_cgroup);
+			s->cgroup = c->cgroup_path;
+			c->cmd_by_cgroup = true;
+			return 0;
 		}
 		c->extra_tgid = cmd_tgid;
 		s->tgids = &c->extra_tgid;
@@ -181,6 +187,12 @@ static int resolve_targets(struct capture *c, const struct record_opts *o, uint3
 
 int capture_prepare(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid)
 {
+	return capture_prepare_cmd(c, o, cmd_tgid, NULL);
+}
+
+int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid,
+			const char *cmd_cgroup)
+{
 	static uint32_t tgids[SKYPROF_MAX_TGIDS]; /* one capture per process */
 	struct control_session_opts *s = &c->sopts;
 	enum control_open_failure why;
@@ -212,7 +224,7 @@ int capture_prepare(struct capture *c, const struct record_opts *o, uint32_t cmd
 	s->max_depth = o->max_depth;
 	s->ustack_bytes = o->ustack_bytes;
 	s->ring_pages = o->ring_pages;
-	return resolve_targets(c, o, cmd_tgid, tgids);
+	return resolve_targets(c, o, cmd_tgid, cmd_cgroup, tgids);
 }
 
 int capture_start(struct capture *c)

@@ -25,6 +25,7 @@ struct capture {
 	struct ring *ring;
 	char cgroup_path[SKYPROF_CGROUP_PATH_MAX];
 	uint32_t extra_tgid; /* the `-- CMD` child, when it is the target */
+	bool cmd_by_cgroup;  /* the `-- CMD` target is its cgroup: children too */
 	uint64_t start_mono_ns;
 	bool ended; /* the module ended the session */
 	uint32_t end_reason;
@@ -37,6 +38,15 @@ struct capture {
  * tgid or 0). Nothing runs yet. 0 or -errno with the message in c->err.
  */
 int capture_prepare(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid);
+
+/*
+ * The same, for a `-- CMD` that was put in a cgroup of its own: cmd_cgroup
+ * (its path in the hierarchy) is the target instead of cmd_tgid when the
+ * module can filter by cgroup, so the command's children count too;
+ * c->cmd_by_cgroup says which was used.
+ */
+int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid,
+			const char *cmd_cgroup);
 
 /* Start the session and map its rings. 0 or -errno with c->err. */
 int capture_start(struct capture *c);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <skyprof.h>
 
@@ -217,4 +218,73 @@ done:
 	if (ret)
 		snprintf(err, errlen, "--cgroup %s: path too long", in);
 	return ret;
+}
+
+int cgroup_transient_create(struct cgroup_transient *t, const char *mountinfo, const char *name,
+			    char *err, size_t errlen)
+{
+	static struct cg_mount mounts[MAX_MOUNTS];
+	const struct cg_mount *m = NULL;
+	size_t nr;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	ret = read_mounts(mountinfo ? mountinfo : "/proc/self/mountinfo", mounts, &nr);
+	if (ret) {
+		snprintf(err, errlen, "cannot read the mount table: %s", strerror(-ret));
+		return ret;
+	}
+	/* A mount of the whole hierarchy; the conventional place first. */
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(mounts[i].root, "/") &&
+		    (!m || !strcmp(mounts[i].point, "/sys/fs/cgroup")))
+			m = &mounts[i];
+	if (!m) {
+		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted");
+		return -ENOENT;
+	}
+	snprintf(t->path, sizeof(t->path), "/%s", name);
+	snprintf(t->dir, sizeof(t->dir), "%s/%s", strcmp(m->point, "/") ? m->point : "", name);
+	if (mkdir(t->dir, 0755) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create cgroup %s: %s", t->dir, strerror(errno));
+		return ret;
+	}
+	t->made = true;
+	return 0;
+}
+
+int cgroup_transient_add(struct cgroup_transient *t, int pid, char *err, size_t errlen)
+{
+	char procs[sizeof(t->dir) + 16];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", t->dir);
+	f = fopen(procs, "we");
+	if (!f || fprintf(f, "%d\n", pid) < 0)
+		ret = -errno;
+	if (f && fclose(f) && !ret)
+		ret = -errno; /* the kernel reports a refused move at close */
+	if (ret)
+		snprintf(err, errlen, "cannot move the command into cgroup %s: %s", t->dir,
+			 strerror(-ret));
+	return ret;
+}
+
+int cgroup_transient_remove(struct cgroup_transient *t)
+{
+	if (!t->made)
+		return 0;
+	/* A process that just exited may linger in the group for a moment. */
+	for (int i = 0; i < 50; i++) {
+		if (rmdir(t->dir) == 0 || errno == ENOENT) {
+			t->made = false;
+			return 0;
+		}
+		if (errno != EBUSY)
+			return -errno;
+		usleep(10000);
+	}
+	return -EBUSY;
 }

@@ -18,7 +18,10 @@
 #ifndef SKYPROF_CGROUP_H
 #define SKYPROF_CGROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <skyprof.h>
 
 /*
  * mountinfo: the file to read (NULL: /proc/self/mountinfo). Returns 0 with
@@ -29,5 +32,26 @@ int cgroup_hierarchy_path(const char *in, const char *mountinfo, char *out, size
 
 /* Lexical normalisation (exposed for tests): "/a//b/./c/" -> "/a/b/c". */
 int cgroup_normalize(const char *in, char *out, size_t outlen);
+
+/*
+ * A cgroup made for one `record -- CMD` run, so that the command's children
+ * are profiled too (as perf record -- CMD follows them): a new group
+ * directly below the root of the cgroup2 hierarchy (the root is exempt from
+ * the no-internal-processes rule, so this works whatever controllers are
+ * enabled), the command moved in while it still waits to exec, removed
+ * when the run is over.
+ */
+struct cgroup_transient {
+	char dir[2 * SKYPROF_CGROUP_PATH_MAX]; /* its directory */
+	char path[SKYPROF_CGROUP_PATH_MAX];    /* its path in the hierarchy */
+	bool made;
+};
+
+/* mountinfo as for cgroup_hierarchy_path. 0 or -errno with err. */
+int cgroup_transient_create(struct cgroup_transient *t, const char *mountinfo, const char *name,
+			    char *err, size_t errlen);
+int cgroup_transient_add(struct cgroup_transient *t, int pid, char *err, size_t errlen);
+/* rmdir; -EBUSY when processes the command left behind still live in it. */
+int cgroup_transient_remove(struct cgroup_transient *t);
 
 #endif

@@ -23,6 +23,7 @@
 #include <skyprof.h>
 
 #include "capture.h"
+#include "cgroup.h"
 #include "commands.h"
 #include "output.h"
 #include "profile.h"
@@ -47,8 +48,10 @@ static void usage(FILE *f)
 		"  --cgroup PATH           tasks in a cgroup v2 group: its directory\n"
 		"                          (/sys/fs/cgroup/system.slice/x.service) or its path in\n"
 		"                          the hierarchy (/system.slice/x.service)\n"
-		"  -- CMD [ARGS...]        run CMD and profile it until it exits; with -p, -a or\n"
-		"                          --cgroup the command only bounds the run (as perf)\n"
+		"  -- CMD [ARGS...]        run CMD and profile it and what it starts, until it\n"
+		"                          exits (it runs in a cgroup of its own for that); with\n"
+		"                          -p, -a or --cgroup the command only bounds the run\n"
+		"  --no-inherit            -- CMD: profile only the command's own process\n"
 		"Sampling:\n"
 		"  -F, --freq HZ           samples per second per CPU (1..%d, default %d)\n"
 		"  -d, --duration TIME     stop after TIME (30, 30s, 500ms, 2m); with -- CMD the\n"
@@ -191,6 +194,32 @@ static void child_end(struct child *ch)
 	}
 }
 
+/*
+ * Put the waiting command in a cgroup of its own, so that whatever it forks
+ * is profiled too. Returns the cgroup's hierarchy path, or NULL (then only
+ * the command's own tgid is the target) with the reason in note.
+ */
+static const char *child_cgroup(struct cgroup_transient *t, pid_t pid, char *note, size_t len)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "skyprof-record.%d", (int)getpid());
+	if (cgroup_transient_create(t, NULL, name, note, len) ||
+	    cgroup_transient_add(t, (int)pid, note, len)) {
+		cgroup_transient_remove(t);
+		return NULL;
+	}
+	note[0] = '\0';
+	return t->path;
+}
+
+static void child_cgroup_remove(struct cgroup_transient *t)
+{
+	if (cgroup_transient_remove(t) == -EBUSY)
+		fprintf(stderr, "skyprof: note: processes the command started still run in %s\n",
+			t->dir);
+}
+
 struct run {
 	struct profile *prof;
 	uint64_t samples;
@@ -319,6 +348,9 @@ int cmd_record_main(int argc, char **argv)
 {
 	static struct record_opts o;
 	static struct capture cap;
+	static struct cgroup_transient tcg;
+	const char *cmd_cgroup = NULL;
+	char cg_note[512] = "";
 	struct child ch = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct control_cpu_stats *st = NULL;
 	struct profile_meta meta = { 0 };
@@ -354,14 +386,21 @@ int cmd_record_main(int argc, char **argv)
 			fprintf(stderr, "skyprof record: cannot fork: %s\n", strerror(-ret));
 			return 1;
 		}
+		if (o.target == TARGET_NONE && !o.no_inherit)
+			cmd_cgroup = child_cgroup(&tcg, ch.pid, cg_note, sizeof(cg_note));
 	}
-	ret = capture_prepare(&cap, &o, o.cmd ? (uint32_t)ch.pid : 0);
+	ret = capture_prepare_cmd(&cap, &o, o.cmd ? (uint32_t)ch.pid : 0, cmd_cgroup);
 	if (!ret)
 		ret = capture_start(&cap);
 	if (ret) {
 		fprintf(stderr, "skyprof record: %s\n", cap.err);
 		goto out;
 	}
+	if (o.cmd && o.target == TARGET_NONE && !o.no_inherit && !cap.cmd_by_cgroup)
+		fprintf(stderr,
+			"skyprof: note: %s; profiling the command's own process, not the "
+			"processes it starts\n",
+			cg_note[0] ? cg_note : "the module cannot filter by cgroup here");
 
 	meta.kind = o.offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU;
 	meta.freq_hz = o.offcpu ? 0 : o.freq;
@@ -423,8 +462,10 @@ int cmd_record_main(int argc, char **argv)
 		fprintf(stderr, "skyprof record: out of memory while aggregating; writing what "
 				"was collected\n");
 	}
-	if (o.cmd)
+	if (o.cmd) {
 		child_end(&ch);
+		child_cgroup_remove(&tcg);
+	}
 	summary(&cap, &run, duration, &o, st, nst, why_ended(&cap, &ch, timeout, targets_gone));
 	if (ch.exited && WIFEXITED(ch.status) && WEXITSTATUS(ch.status))
 		fprintf(stderr, "skyprof: the command exited with status %d\n",
@@ -441,8 +482,10 @@ int cmd_record_main(int argc, char **argv)
 out:
 	free(st);
 	capture_close(&cap);
-	if (o.cmd)
+	if (o.cmd) {
 		child_end(&ch);
+		child_cgroup_remove(&tcg);
+	}
 	if (run.prof)
 		profile_free(run.prof);
 	if (sym)

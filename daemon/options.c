@@ -136,6 +136,7 @@ enum {
 	OPT_NO_USER,
 	OPT_RING_PAGES,
 	OPT_MAX_DEPTH,
+	OPT_NO_INHERIT,
 };
 
 static const struct option record_long[] = {
@@ -153,6 +154,7 @@ static const struct option record_long[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "ring-pages", required_argument, NULL, OPT_RING_PAGES },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -263,6 +265,9 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 	case OPT_NO_USER:
 		o->no_user = true;
 		return OPTS_OK;
+	case OPT_NO_INHERIT:
+		o->no_inherit = true;
+		return OPTS_OK;
 	case 'o':
 		if (o->nr_outputs == OPTS_MAX_OUTPUTS)
 			return fail(err, len, "-o: at most %d outputs", OPTS_MAX_OUTPUTS);
@@ -303,6 +308,8 @@ static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, 
 	}
 	if (o->target == TARGET_NONE && !o->cmd)
 		return fail(err, len, "no target: give -p PID, -a, --cgroup PATH or -- CMD");
+	if (o->no_inherit && (o->target != TARGET_NONE || !o->cmd))
+		return fail(err, len, "--no-inherit is about -- CMD as the only target");
 	if (!o->nr_outputs)
 		o->outputs[o->nr_outputs++] = OPTS_DEFAULT_OUTPUT;
 	return OPTS_OK;

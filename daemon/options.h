@@ -56,7 +56,8 @@ struct record_opts {
 	uint32_t max_depth;  /* 0: module default */
 	const char *outputs[OPTS_MAX_OUTPUTS];
 	size_t nr_outputs;
-	char **cmd; /* NULL-terminated, or NULL */
+	char **cmd;	 /* NULL-terminated, or NULL */
+	bool no_inherit; /* -- CMD: its own process only, not its children */
 	/* top only */
 	uint64_t delay_ns; /* refresh interval */
 	uint32_t lines;	   /* 0: fit the terminal */

@@ -171,6 +171,40 @@ static void no_cgroup2(void **state)
 	assert_non_null(strstr(err, "cannot read"));
 }
 
+static void transient_group(void **state)
+{
+	struct cgroup_transient t;
+	char procs[sizeof(((struct cgroup_transient *)0)->dir) + 32], buf[32] = "";
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(cgroup_transient_create(&t, mi, "skyprof-record.42", err, sizeof(err)), 0);
+	/* Made below the mount of the whole hierarchy, not the subtree mount. */
+	assert_string_equal(t.path, "/skyprof-record.42");
+	snprintf(procs, sizeof(procs), "%s/cg/skyprof-record.42", top);
+	assert_string_equal(t.dir, procs);
+	assert_int_equal(cgroup_transient_create(&t, mi, "skyprof-record.42", err, sizeof(err)),
+			 -EEXIST);
+	assert_non_null(strstr(err, "cannot create"));
+	t.made = true;
+	assert_int_equal(cgroup_transient_add(&t, 1234, err, sizeof(err)), 0);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", t.dir);
+	f = fopen(procs, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "1234\n");
+	/* A plain directory with a file in it is not empty: not removed. */
+	assert_int_not_equal(cgroup_transient_remove(&t), 0);
+	unlink(procs);
+	assert_int_equal(cgroup_transient_remove(&t), 0);
+	assert_false(t.made);
+	assert_int_equal(cgroup_transient_remove(&t), 0);
+
+	write_mountinfo("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n");
+	assert_int_equal(cgroup_transient_create(&t, mi, "x", err, sizeof(err)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +215,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(hierarchy_path_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_and_bad, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_cgroup2, setup, teardown),
+		cmocka_unit_test_setup_teardown(transient_group, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);

@@ -196,6 +196,18 @@ static void outputs_and_ring(void **state)
 	assert_int_equal(o.max_depth, 64);
 }
 
+static void no_inherit(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "--no-inherit", "--", "make"), OPTS_OK);
+	assert_true(o.no_inherit);
+	assert_int_equal(PARSE(OPTS_RECORD, "--", "make"), OPTS_OK);
+	assert_false(o.no_inherit);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--no-inherit", "--", "make"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-p", "1", "--no-inherit"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_TOP, "-a", "--no-inherit"), OPTS_ERROR);
+}
+
 static void help_and_unknown(void **state)
 {
 	(void)state;
@@ -234,6 +246,7 @@ int main(void)
 		cmocka_unit_test(clocks_and_modes),
 		cmocka_unit_test(dwarf_sizes),
 		cmocka_unit_test(outputs_and_ring),
+		cmocka_unit_test(no_inherit),
 		cmocka_unit_test(help_and_unknown),
 		cmocka_unit_test(top_options),
 	};
