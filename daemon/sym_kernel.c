@@ -161,5 +161,11 @@ const char *sym_kernel_lookup(const struct sym_kernel *k, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return lo ? k->syms[lo - 1].name : NULL;
+	if (!lo)
+		return NULL;
+	/* The last symbol has no successor to end it: beyond a page past it
+	 * the address is more likely unmapped module space than its code. */
+	if (lo == k->nr && addr - k->syms[lo - 1].addr > 4096)
+		return NULL;
+	return k->syms[lo - 1].name;
 }

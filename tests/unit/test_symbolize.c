@@ -309,6 +309,8 @@ static void test_kallsyms(void **state)
 	assert_string_equal(sym_kernel_lookup(k, 0xffffffff81000190), "do_syscall_64");
 	assert_string_equal(sym_kernel_lookup(k, 0xffffffffc0a01010), "ext4_write [ext4]");
 	assert_null(sym_kernel_lookup(k, 0x1000));
+	/* Far past the last symbol: not that symbol. */
+	assert_null(sym_kernel_lookup(k, 0xffffffffc0b00000));
 	sym_kernel_free(k);
 	unlink(path);
 }
