@@ -106,6 +106,28 @@ static void test_stripped_debuglink(void **state)
 	symbolizer_free(s);
 }
 
+/* Stripped, no debuglink: the debug file is found by build-id in the
+ * debug root (here a private one standing in for /usr/lib/debug). */
+static void test_build_id_debug_dir(void **state)
+{
+	char root[PATH_MAX];
+	struct symbolizer_opts o = { .quiet = true, .debug_path = root };
+	struct symbolizer *s;
+	struct fx_proc p;
+	struct sym_result r;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/debugroot", fx_build());
+	s = symbolizer_new(&o);
+	start(&p, "fx_buildid", NULL, NULL);
+	symbolizer_note_pid(s, (uint32_t)p.pid);
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "leaf_target"), false, &r);
+	assert_string_equal(r.frames[0].name, "leaf_target");
+	assert_true(ends_with(r.frames[0].file, "fx_main.c"));
+	fx_stop(&p);
+	symbolizer_free(s);
+}
+
 static void test_cpp_templates(void **state)
 {
 	struct symbolizer *s = symbolizer_new(&quiet_opts);
@@ -566,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_symtab_and_lines),
 		cmocka_unit_test(test_inline_frames),
 		cmocka_unit_test(test_stripped_debuglink),
+		cmocka_unit_test(test_build_id_debug_dir),
 		cmocka_unit_test(test_cpp_templates),
 		cmocka_unit_test(test_dlopen_random_base),
 		cmocka_unit_test(test_unknown_in_stripped_lib),

@@ -23,3 +23,11 @@ c++ $CFLAGS -o fx_cpp "$src/fx_cpp.cpp"
 # Static, for the container test: it runs chrooted into a directory where
 # it is /bin/fx, a path that does not exist on the host.
 cc $CFLAGS -static -o fx_static "$src/fx_main.c" 2>/dev/null
+# Stripped, no debuglink: its debug file is found only by build-id under a
+# debug root laid out like /usr/lib/debug/.build-id/xx/rest.debug.
+cp fx_main fx_buildid
+bid=$(readelf -n fx_buildid | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+mkdir -p "debugroot/.build-id/$(echo "$bid" | cut -c1-2)"
+objcopy --only-keep-debug fx_buildid \
+	"debugroot/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug"
+strip -s fx_buildid
