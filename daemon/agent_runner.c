@@ -150,9 +150,11 @@ static void flush(struct agent_run *r, uint64_t now)
 	struct upload_batch *b;
 	struct view *v;
 	char what[160];
+	uint64_t t0;
 
 	if (!r->queue)
 		return;
+	t0 = agent_wall_ms();
 	v = profile_view(r->prof);
 	if (!v) {
 		log_warn("task %s: out of memory symbolizing; this flush is skipped",
@@ -175,8 +177,12 @@ static void flush(struct agent_run *r, uint64_t now)
 	r->st.uploaded_count += tot.count;
 	r->st.uploaded_weight += tot.weight;
 	r->st.batches++;
-	log_debug("task %s: flush: %" PRIu64 " stacks, count %" PRIu64 ", %zu bytes",
-		  r->spec.task_id, tot.messages, tot.count, b->bytes);
+	/* The first flush symbolizes the process's binaries and the kernel: say
+	 * how long that took, it is the upload's latency. */
+	log_msg(r->st.batches == 1 ? LOG_LVL_INFO : LOG_LVL_DEBUG,
+		"task %s: flush: %" PRIu64 " stacks, count %" PRIu64
+		", %zu bytes, symbolized in %" PRIu64 " ms",
+		r->spec.task_id, tot.messages, tot.count, b->bytes, agent_wall_ms() - t0);
 	r->st.dropped_batches += queue_push(r->queue, b);
 }
 

@@ -34,4 +34,4 @@ stop_pid "$AGENT_PID"
 grep -E "retrying|reachable again" "$OUT/agent.log" | head -5
 echo "backoff steps logged: $(grep -c retrying "$OUT/agent.log")"
 "$PY" "$CHECK_UPLOAD" "$OUT/oap.jsonl" "$OUT/agent.log" --target ON_CPU --allow-dropped \
-	--symbols spin_leaf --max-first-upload 12
+	--symbols spin_leaf --max-first-upload 120
