@@ -37,6 +37,8 @@ struct sym_elf {
 	char *path, *fallback_path;
 	struct seg *segs;
 	size_t nr_segs;
+	char *image; /* an in-memory ELF (vDSO), or NULL */
+	size_t image_len;
 	bool dwfl_tried;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -83,6 +85,7 @@ static void elf_free(struct sym_elf *e)
 	free(e->path);
 	free(e->fallback_path);
 	free(e->segs);
+	free(e->image);
 	free(e);
 }
 
@@ -144,13 +147,71 @@ static int read_segments(struct sym_elf *e, Elf *elf)
 	return 0;
 }
 
-struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
-			    const char *fallback_path)
+/*
+ * The cached file for an opened Elf: found by build-id (or, without one,
+ * by identity), else added. Takes ownership of fd and image either way.
+ */
+static struct sym_elf *get_elf(struct sym_elf_cache *c, Elf *elf, int fd, char *image,
+			       size_t image_len, const char *path, const char *fallback_path,
+			       const char *key_fallback)
 {
 	const void *bid = NULL;
 	struct sym_elf *e;
 	char *key = NULL, *bidhex = NULL;
-	ssize_t bidlen;
+	ssize_t bidlen = dwelf_elf_gnu_build_id(elf, &bid);
+
+	if (bidlen > 0) {
+		bidhex = hex(bid, (size_t)bidlen);
+		key = bidhex ? strdup(bidhex) : NULL;
+	} else {
+		key = strdup(key_fallback);
+	}
+	if (!key)
+		goto fail;
+	for (e = c->files; e; e = e->next) {
+		if (!strcmp(e->key, key)) {
+			free(key);
+			free(bidhex);
+			goto found;
+		}
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		goto fail;
+	e->fd = fd;
+	e->image = image;
+	e->image_len = image_len;
+	e->key = key;
+	e->build_id = bidhex;
+	e->cache = c;
+	e->path = strdup(path);
+	e->fallback_path = fallback_path ? strdup(fallback_path) : NULL;
+	if (!e->path || read_segments(e, elf)) {
+		elf_end(elf);
+		elf_free(e);
+		return NULL;
+	}
+	elf_end(elf);
+	e->next = c->files;
+	c->files = e;
+	c->nr++;
+	return e;
+fail:
+	free(key);
+	free(bidhex);
+	e = NULL;
+found:
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(image);
+	return e;
+}
+
+struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
+			    const char *fallback_path)
+{
+	char ident[128];
 	struct stat st;
 	Elf *elf;
 
@@ -163,53 +224,29 @@ struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
 		close(fd);
 		return NULL;
 	}
-	bidlen = dwelf_elf_gnu_build_id(elf, &bid);
-	if (bidlen > 0) {
-		bidhex = hex(bid, (size_t)bidlen);
-		key = bidhex ? strdup(bidhex) : NULL;
-	} else if (asprintf(&key, "%llx:%llx:%llx:%llx", (unsigned long long)st.st_dev,
-			    (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
-			    (unsigned long long)st.st_mtime) < 0) {
-		key = NULL;
-	}
-	if (!key)
-		goto fail;
-	for (e = c->files; e; e = e->next) {
-		if (!strcmp(e->key, key)) {
-			free(key);
-			free(bidhex);
+	snprintf(ident, sizeof(ident), "%llx:%llx:%llx:%llx", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+		 (unsigned long long)st.st_mtime);
+	return get_elf(c, elf, fd, NULL, 0, path, fallback_path, ident);
+}
+
+struct sym_elf *sym_elf_get_memory(struct sym_elf_cache *c, const void *image, size_t len,
+				   const char *name)
+{
+	char *copy = malloc(len ? len : 1);
+	Elf *elf;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, image, len);
+	elf = elf_memory(copy, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
 			elf_end(elf);
-			close(fd);
-			return e;
-		}
-	}
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		goto fail;
-	e->fd = fd;
-	e->key = key;
-	e->build_id = bidhex;
-	e->cache = c;
-	e->path = strdup(path);
-	e->fallback_path = fallback_path ? strdup(fallback_path) : NULL;
-	if (!e->path || read_segments(e, elf)) {
-		elf_end(elf);
-		e->fd = -1;
-		close(fd);
-		elf_free(e);
+		free(copy);
 		return NULL;
 	}
-	elf_end(elf);
-	e->next = c->files;
-	c->files = e;
-	c->nr++;
-	return e;
-fail:
-	free(key);
-	free(bidhex);
-	elf_end(elf);
-	close(fd);
-	return NULL;
+	return get_elf(c, elf, -1, copy, len, name, NULL, name);
 }
 
 static void open_dwfl(struct sym_elf *e)
@@ -218,6 +255,20 @@ static void open_dwfl(struct sym_elf *e)
 	int fd;
 
 	e->dwfl_tried = true;
+	if (e->image) {
+		e->dwfl = dwfl_begin(&e->cache->cb);
+		if (!e->dwfl)
+			return;
+		/* The image stays ours (freed with e); libdwfl only reads it. */
+		e->mod = dwfl_report_offline_memory(e->dwfl, path, path, e->image, e->image_len);
+		dwfl_report_end(e->dwfl, NULL, NULL);
+		if (!e->mod || !dwfl_module_getelf(e->mod, &e->bias)) {
+			dwfl_end(e->dwfl);
+			e->dwfl = NULL;
+			e->mod = NULL;
+		}
+		return;
+	}
 	/* The debuglink is looked up beside the file: use a path that still
 	 * exists, since /proc/PID/root vanishes with the process. */
 	if (access(path, F_OK) && e->fallback_path)

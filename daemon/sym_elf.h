@@ -31,6 +31,13 @@ size_t sym_elf_cache_files(const struct sym_elf_cache *c);
  */
 struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
 			    const char *fallback_path);
+/*
+ * The same for an ELF image in memory (the vDSO, copied from our own
+ * process: every process of one kernel and ABI maps the same image). The
+ * image is copied.
+ */
+struct sym_elf *sym_elf_get_memory(struct sym_elf_cache *c, const void *image, size_t len,
+				   const char *name);
 const char *sym_elf_build_id(const struct sym_elf *e); /* hex or "" */
 
 /*

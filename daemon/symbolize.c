@@ -54,6 +54,9 @@ struct symbolizer {
 	struct sym_elf_cache *elfs;
 	struct sym_kernel *kernel;
 	bool kernel_loaded;
+	struct sym_elf *vdso; /* our own vDSO image */
+	size_t vdso_len;
+	bool vdso_tried;
 	struct sym_proc *procs[PROC_BUCKETS];
 };
 
@@ -197,6 +200,34 @@ static void open_perfmap(struct symbolizer *s, struct sym_proc *p)
 		p->perfmap = sym_perfmap_open(fd);
 }
 
+/*
+ * The vDSO is no file: symbolize it from our own copy, which is the same
+ * image when the sizes match (same kernel, same ABI; a 32-bit process's
+ * differs and stays [unknown]).
+ */
+static struct sym_elf *vdso_elf(struct symbolizer *s, uint64_t len)
+{
+	if (!s->vdso_tried) {
+		FILE *f = fopen("/proc/self/maps", "re");
+		char line[512];
+
+		s->vdso_tried = true;
+		while (f && fgets(line, sizeof(line), f)) {
+			unsigned long long a, b;
+
+			if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &a, &b) == 2) {
+				s->vdso = sym_elf_get_memory(s->elfs, (const void *)(uintptr_t)a,
+							     (size_t)(b - a), "[vdso]");
+				s->vdso_len = (size_t)(b - a);
+				break;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+	return s->vdso && s->vdso_len == len ? s->vdso : NULL;
+}
+
 /* Opens a mapped file in the process's own mount namespace. */
 static struct sym_elf *open_elf(struct symbolizer *s, struct sym_proc *p,
 				const struct sym_mapping *m)
@@ -259,7 +290,7 @@ static int add_map(struct symbolizer *s, struct sym_proc *p, uint64_t start, uin
 	m->pub.pid = p->pid;
 	m->pub.path = intern(s, path);
 	m->pub.is_main = p->exe[0] && !strcmp(path, p->exe);
-	m->elf = open_elf(s, p, &m->pub);
+	m->elf = !strcmp(path, "[vdso]") ? vdso_elf(s, limit - start) : open_elf(s, p, &m->pub);
 	m->pub.build_id = intern(s, m->elf ? sym_elf_build_id(m->elf) : "");
 	p->maps[p->nr_maps++] = m;
 	return 0;

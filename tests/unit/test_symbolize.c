@@ -64,6 +64,31 @@ static void test_symtab_and_lines(void **state)
 	symbolizer_free(s);
 }
 
+/* The vDSO is no file: it is symbolized from our own copy. */
+static void test_vdso(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+	uint64_t a;
+
+	(void)state;
+	start(&p, "fx_main", NULL, NULL);
+	a = fx_addr(&p, "vdso_clock_gettime");
+	if (!a) {
+		fx_stop(&p);
+		symbolizer_free(s);
+		skip();
+	}
+	symbolizer_note_pid(s, (uint32_t)p.pid);
+	symbolizer_resolve(s, (uint32_t)p.pid, a + 4, false, &r);
+	assert_non_null(strstr(r.frames[0].name, "clock_gettime"));
+	assert_string_equal(r.map->path, "[vdso]");
+	assert_true(r.map->build_id[0] != '\0');
+	fx_stop(&p);
+	symbolizer_free(s);
+}
+
 /* The return address of probe() lies in inl_helper, inlined into
  * outer_with_inline: two frames, innermost first. */
 static void test_inline_frames(void **state)
@@ -587,6 +612,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symtab_and_lines),
 		cmocka_unit_test(test_inline_frames),
+		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_stripped_debuglink),
 		cmocka_unit_test(test_build_id_debug_dir),
 		cmocka_unit_test(test_cpp_templates),

@@ -51,6 +51,13 @@ int main(int argc, char **argv)
 	leaf_target();
 	printf("leaf_target %p\n", (void *)leaf_target);
 	printf("probe_ret %p\n", probe_ret);
+	{
+		/* glibc hands out the vDSO's symbols through this handle. */
+		void *vdso = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
+
+		if (vdso)
+			printf("vdso_clock_gettime %p\n", dlsym(vdso, "__vdso_clock_gettime"));
+	}
 	if (argc > 2 && !strcmp(argv[1], "dlopen")) {
 		void *h = dlopen(argv[2], RTLD_NOW);
 		void *(*addrs)(int);
