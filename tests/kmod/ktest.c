@@ -216,6 +216,16 @@ static int parse_clock(const char *s)
 	return -2;
 }
 
+/* Counts the watermark/throttle events of session id already queued on ev. */
+static void count_events(struct ktest_nl *ev, uint32_t id, unsigned int *count)
+{
+	uint32_t event, sid, reason, cpu;
+
+	while (ktest_nl_wait_event(ev, 0, &event, &sid, &reason, &cpu) > 0)
+		if (sid == id && event <= SKYPROF_EVENT_THROTTLED)
+			count[event]++;
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -229,6 +239,7 @@ static int cmd_record(int argc, char **argv)
 	double duration = 1, stall = 0, hold = 0;
 	const char *dump = NULL;
 	int expect_clock = -1, c, ret = 1, cpu;
+	unsigned int ev_count[SKYPROF_EVENT_THROTTLED + 1] = { 0 };
 	struct ktest_nl nl, ev;
 	struct ktest_rings r;
 	struct session s;
@@ -305,7 +316,7 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (open_nl(&nl) || get_info(&nl, &in, false))
 		return 1;
-	if (hold > 0 && (open_nl(&ev) || ktest_nl_subscribe(&ev))) {
+	if (open_nl(&ev) || ktest_nl_subscribe(&ev)) {
 		fprintf(stderr, "cannot subscribe to the events group\n");
 		return 1;
 	}
@@ -347,12 +358,16 @@ static int cmd_record(int argc, char **argv)
 
 		poll(&pfd, 1, 50);
 		ktest_rings_drain(&r);
+		count_events(&ev, s.id, ev_count);
 	}
 	ret = ktest_get_stats(&nl, s.id, &sum, per_cpu, KTEST_MAX_CPUS);
 	if (ret) {
 		printf("FAIL: GET_STATS: %s\n", strerror(-ret));
 		return 1;
 	}
+	count_events(&ev, s.id, ev_count);
+	printf("events_watermark=%u events_throttled=%u\n", ev_count[SKYPROF_EVENT_RING_WATERMARK],
+	       ev_count[SKYPROF_EVENT_THROTTLED]);
 	if (hold > 0) {
 		/* Keep the session, let the device go: rmmod must now succeed. */
 		uint32_t event = 0, id = 0, reason = 0, evcpu = 0;

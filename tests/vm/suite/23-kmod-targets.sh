@@ -5,7 +5,7 @@
 . "$SKYPROF_ROOT/tests/kmod/lib.sh"
 need "$WL/spin"
 
-spinners 2 12
+spinners 2 40
 a=${SPIN_PIDS%%,*}
 b=${SPIN_PIDS##*,}
 sleep 0.3

@@ -1,6 +1,7 @@
 #!/bin/bash
 # A full ring drops and counts (ctl->lost, STAT_DROPS) without blocking, and
-# recovers once the reader drains it.
+# recovers once the reader drains it; crossing the watermark multicasts
+# RING_WATERMARK.
 . "$SKYPROF_ROOT/tests/kmod/lib.sh"
 need "$WL/spin"
 spinners 2 10
@@ -12,4 +13,5 @@ wait 2>/dev/null
 check "$(kv stall_lost full.txt) > 0" "drops counted while the reader stalled"
 check "$(kv lost full.txt) == $(kv stat_drops full.txt)" "ring lost == STAT_DROPS"
 check "$(kv recent full.txt) > 1000" "samples flow again after the drain"
+check "$(kv events_watermark full.txt) > 0" "RING_WATERMARK events multicast"
 finish

@@ -18,5 +18,6 @@ share=$(awk -v h="$(kv handler_ns b.txt)" -v d="$(kv duration b.txt)" -v n=$ncpu
 say "100 kHz: samples=$(kv samples b.txt) throttled=$(kv throttled b.txt) handler share=$share %" \
 	"wall=$(( (t1 - t0) / 1000000 )) ms"
 check "$(kv throttled b.txt) > 0" "throttling engaged and counted"
+check "$(kv events_throttled b.txt) > 0" "THROTTLED events multicast"
 check "$(awk -v s=$share 'BEGIN { print (s < 12.5) }') == 1" "handler share bounded near 5 %"
 finish
