@@ -106,6 +106,7 @@ struct sym_kernel *sym_kernel_load(const char *path, bool quiet)
 		k->restricted = true;
 		return k;
 	}
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	while (getline(&line, &cap, f) > 0) {
 		if (parse_line(k, line, &nonzero)) {
 			free(line);

@@ -312,6 +312,10 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 		p->gone = true;
 		return -errno;
 	}
+	/* Each read of maps takes the target's mmap lock: read in large
+	 * chunks, so a busy process with thousands of mappings (a VM, a JVM)
+	 * is not walked a kilobyte at a time. */
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long start, end, off;
 		char perms[8];
