@@ -168,14 +168,14 @@ static const char *node_name(const struct tree *t, const struct node *n)
 	return *s ? s : "[unknown]";
 }
 
-/* Sort context for qsort (it takes no argument). */
-static const struct tree *sort_tree;
-
-static int cmp_child(const void *a, const void *b)
+/* qsort_r's comparison: siblings by name, then by kind. The tree comes as
+ * the argument, so two graphs may be written at once (the agent). */
+static int cmp_child(const void *a, const void *b, void *arg)
 {
-	const struct node *x = &sort_tree->n[*(const uint32_t *)a];
-	const struct node *y = &sort_tree->n[*(const uint32_t *)b];
-	int r = strcmp(node_name(sort_tree, x), node_name(sort_tree, y));
+	const struct tree *t = arg;
+	const struct node *x = &t->n[*(const uint32_t *)a];
+	const struct node *y = &t->n[*(const uint32_t *)b];
+	int r = strcmp(node_name(t, x), node_name(t, y));
 
 	return r ? r : (int)x->type - (int)y->type;
 }
@@ -211,17 +211,15 @@ static int layout(struct tree *t)
 
 		order[first[p] + fill[p]++] = i;
 	}
-	sort_tree = t;
 	for (uint32_t p = 0; p < t->nr; p++) {
 		uint64_t off = t->n[p].offset;
 
-		qsort(order + first[p], first[p + 1] - first[p], sizeof(*order), cmp_child);
+		qsort_r(order + first[p], first[p + 1] - first[p], sizeof(*order), cmp_child, t);
 		for (uint32_t k = first[p]; k < first[p + 1]; k++) {
 			t->n[order[k]].offset = off;
 			off += t->n[order[k]].value;
 		}
 	}
-	sort_tree = NULL;
 	free(fill);
 	free(first);
 	free(order);
