@@ -16,6 +16,9 @@ PACKAGES=(
 	python3 chromium
 	# the fake OAP of the agent tests, and openssl for their test CA
 	python3-grpcio python3-protobuf openssl
+	# checks of outputs: go tool pprof as the independent pprof decoder, the
+	# devtools client for the headless flame-graph test, a font for screenshots
+	golang-go python3-websocket fonts-dejavu-core
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
