@@ -284,7 +284,7 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 		    const char *why)
 {
 	const struct ring_stats *rs = ring_get_stats(c->ring);
-	uint64_t drops = 0, written = 0, throttled = 0, unwind = 0;
+	uint64_t drops = 0, written = 0, throttled = 0, unwind = 0, missed = 0;
 	uint64_t skipped = 0;
 
 	for (size_t i = 0; i < nst; i++) {
@@ -292,6 +292,7 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 		written += st[i].samples;
 		throttled += st[i].throttled;
 		unwind += st[i].unwind_errors;
+		missed += st[i].missed;
 	}
 	if (!nst)
 		drops = ring_lost(c->ring);
@@ -305,6 +306,8 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 		fprintf(stderr, ", %" PRIu64 " throttled", throttled);
 	if (unwind)
 		fprintf(stderr, ", %" PRIu64 " unwind errors", unwind);
+	if (missed)
+		fprintf(stderr, ", %" PRIu64 " timer periods missed", missed);
 	fprintf(stderr, "\n");
 	for (size_t i = 0; i < nst; i++) {
 		if (!st[i].samples && !st[i].drops)

@@ -25,33 +25,42 @@ static void usage(FILE *f)
 		   "unreachable, 2 bad usage.\n");
 }
 
+static void print_row(const char *cpu, const struct control_cpu_stats *s)
+{
+	/* The handler runs on every tick that is not throttled, sampled or not. */
+	uint64_t ticks = s->samples + s->drops + s->filtered + s->nested;
+
+	printf("%5s %12" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64
+	       " %8" PRIu64 " %10" PRIu64 "ns %10" PRIu64 "ns\n",
+	       cpu, s->samples, s->drops, s->unwind_errors, s->throttled, s->filtered, s->nested,
+	       s->missed, ticks ? s->handler_ns / ticks : 0, s->handler_max_ns);
+}
+
 static void print_stats(const struct control_cpu_stats *st, size_t n)
 {
 	struct control_cpu_stats sum = { 0 };
+	char cpu[16];
 
-	printf("\n%5s %12s %10s %10s %10s %10s %10s %12s %12s\n", "cpu", "samples", "lost",
-	       "unwind-err", "throttled", "filtered", "nested", "handler-avg", "handler-max");
+	printf("\n%5s %12s %10s %10s %10s %10s %8s %8s %12s %12s\n", "cpu", "samples", "lost",
+	       "unwind-err", "throttled", "filtered", "nested", "missed", "handler-avg",
+	       "handler-max");
 	for (size_t i = 0; i < n; i++) {
 		const struct control_cpu_stats *s = &st[i];
 
-		printf("%5u %12" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
-		       " %10" PRIu64 " %10" PRIu64 "ns %10" PRIu64 "ns\n",
-		       s->cpu, s->samples, s->drops, s->unwind_errors, s->throttled, s->filtered,
-		       s->nested, s->samples ? s->handler_ns / s->samples : 0, s->handler_max_ns);
+		snprintf(cpu, sizeof(cpu), "%u", s->cpu);
+		print_row(cpu, s);
 		sum.samples += s->samples;
 		sum.drops += s->drops;
 		sum.unwind_errors += s->unwind_errors;
 		sum.throttled += s->throttled;
 		sum.filtered += s->filtered;
 		sum.nested += s->nested;
+		sum.missed += s->missed;
 		sum.handler_ns += s->handler_ns;
 		if (s->handler_max_ns > sum.handler_max_ns)
 			sum.handler_max_ns = s->handler_max_ns;
 	}
-	printf("%5s %12" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
-	       " %10" PRIu64 " %10" PRIu64 "ns %10" PRIu64 "ns\n",
-	       "all", sum.samples, sum.drops, sum.unwind_errors, sum.throttled, sum.filtered,
-	       sum.nested, sum.samples ? sum.handler_ns / sum.samples : 0, sum.handler_max_ns);
+	print_row("all", &sum);
 }
 
 int cmd_status_main(int argc, char **argv)

@@ -80,6 +80,7 @@ static struct nla_policy stat_policy[SKYPROF_STAT_MAX + 1] = {
 	[SKYPROF_STAT_THROTTLED] = { .type = NLA_U64 },
 	[SKYPROF_STAT_FILTERED] = { .type = NLA_U64 },
 	[SKYPROF_STAT_NESTED] = { .type = NLA_U64 },
+	[SKYPROF_STAT_MISSED] = { .type = NLA_U64 },
 };
 
 __attribute__((format(printf, 2, 3))) static void set_err(struct control *c, const char *fmt, ...)
@@ -547,6 +548,7 @@ static int parse_one_cpu(struct stats_acc *acc, struct nlattr *nest)
 	st->throttled = get_u64(tb, SKYPROF_STAT_THROTTLED);
 	st->filtered = get_u64(tb, SKYPROF_STAT_FILTERED);
 	st->nested = get_u64(tb, SKYPROF_STAT_NESTED);
+	st->missed = get_u64(tb, SKYPROF_STAT_MISSED);
 	return 0;
 }
 
@@ -736,7 +738,7 @@ const char *control_caps_string(uint32_t caps, char *buf, size_t len)
 		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", names[i].name);
 
 		if (n < 0 || (size_t)n >= len - used) {
-			buf[used] = '\0';	/* whole names only */
+			buf[used] = '\0'; /* whole names only */
 			break;
 		}
 		used += (size_t)n;

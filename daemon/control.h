@@ -90,6 +90,7 @@ struct control_cpu_stats {
 	uint32_t cpu;
 	uint64_t samples, drops, unwind_errors, handler_ns, handler_max_ns;
 	uint64_t throttled, filtered, nested;
+	uint64_t missed; /* hrtimer clock: periods that expired unserved */
 };
 
 /* *out is malloc'ed (free() it), *n entries, one per CPU the module reported. */

@@ -26,6 +26,12 @@ sleep 1.5
 "$SKYPROF" status >status-running.txt 2>&1
 grep -q 'sessions: *1 of' status-running.txt && ok "status shows the running session" ||
 	bad "status during a record: $(grep sessions status-running.txt)"
+# Session ids are not printed by record; the module hands out small ones.
+for id in $(seq 1 64); do
+	"$SKYPROF" status "$id" >status-session.txt 2>&1 && break
+done
+grep -q '^ *all ' status-session.txt && ok "status $id: $(grep '^ *all ' status-session.txt | tr -s ' ')" ||
+	bad "status SESSION_ID: $(cat status-session.txt)"
 wait $rec || bad "record -p exited $?"
 n=$(folded_total pid.folded 2>/dev/null || echo 0)
 others=$(awk -v c="$comm" '{split($0, f, ";"); if (f[1] != c) n += $NF} END {print n + 0}' \
