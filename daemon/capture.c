@@ -194,7 +194,6 @@ int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t
 			const char *cmd_cgroup)
 {
 	static uint32_t tgids[SKYPROF_MAX_TGIDS]; /* one capture per process */
-	struct control_session_opts *s = &c->sopts;
 	enum control_open_failure why;
 	int ret;
 
@@ -209,10 +208,21 @@ int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t
 		snprintf(c->err, sizeof(c->err), "%s", control_error(c->ctl));
 		return ret;
 	}
+	ret = capture_session_opts(c, o);
+	if (ret)
+		return ret;
+	return resolve_targets(c, o, cmd_tgid, cmd_cgroup, tgids);
+}
+
+int capture_session_opts(struct capture *c, const struct record_opts *o)
+{
+	struct control_session_opts *s = &c->sopts;
+	int ret;
+
 	ret = check_caps(c, o);
 	if (ret)
 		return ret;
-
+	memset(s, 0, sizeof(*s));
 	s->mode = o->offcpu ? SKYPROF_MODE_OFFCPU : SKYPROF_MODE_ONCPU;
 	ret = resolve_clock(c, o->clock, &s->clock);
 	if (ret)
@@ -224,7 +234,7 @@ int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t
 	s->max_depth = o->max_depth;
 	s->ustack_bytes = o->ustack_bytes;
 	s->ring_pages = o->ring_pages;
-	return resolve_targets(c, o, cmd_tgid, cmd_cgroup, tgids);
+	return 0;
 }
 
 int capture_start(struct capture *c)

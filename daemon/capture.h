@@ -48,6 +48,13 @@ int capture_prepare(struct capture *c, const struct record_opts *o, uint32_t cmd
 int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid,
 			const char *cmd_cgroup);
 
+/*
+ * The part of capture_prepare that needs only the module's GET_INFO answer
+ * (c->info): capabilities against the options, the clock, the stack flags;
+ * fills c->sopts except the targets. Exposed for tests.
+ */
+int capture_session_opts(struct capture *c, const struct record_opts *o);
+
 /* Start the session and map its rings. 0 or -errno with c->err. */
 int capture_start(struct capture *c);
 

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From parsed options to the SESSION_START attributes, against what the
+ * module said it can do: every refusal happens here, before a session or a
+ * command starts, with a message that names the option.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "capture.h"
+
+static struct capture c;
+static struct record_opts o;
+
+static void module(uint32_t caps)
+{
+	memset(&c, 0, sizeof(c));
+	c.info.abi_version = SKYPROF_ABI_VERSION;
+	c.info.caps = caps;
+	c.info.freq_max = SKYPROF_FREQ_MAX;
+	c.info.ring_pages_max = SKYPROF_RING_PAGES_MAX;
+	memset(&o, 0, sizeof(o));
+	o.target = TARGET_ALL;
+	o.freq = 99;
+}
+
+static const uint32_t ALL_CAPS = SKYPROF_CAP_PERF_HW | SKYPROF_CAP_PERF_SW | SKYPROF_CAP_HRTIMER |
+				 SKYPROF_CAP_OFFCPU | SKYPROF_CAP_USTACK_COPY | SKYPROF_CAP_CGROUP;
+
+static void defaults(void **state)
+{
+	(void)state;
+	module(ALL_CAPS);
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.mode, SKYPROF_MODE_ONCPU);
+	assert_int_equal(c.sopts.clock, SKYPROF_CLOCK_AUTO);
+	assert_int_equal(c.sopts.freq, 99);
+	assert_true(c.sopts.has_flags);
+	assert_int_equal(c.sopts.flags, SKYPROF_F_KERNEL_STACK | SKYPROF_F_USER_STACK);
+	assert_int_equal(c.sopts.ustack_bytes, 0);
+	assert_int_equal(c.sopts.ring_pages, 0);
+}
+
+static void clocks(void **state)
+{
+	(void)state;
+	module(ALL_CAPS);
+	o.clock = CLOCK_OPT_PERF;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.clock, SKYPROF_CLOCK_PERF_HW);
+
+	/* A guest without a PMU: perf means cpu-clock, perf-hw is refused. */
+	module(SKYPROF_CAP_PERF_SW | SKYPROF_CAP_HRTIMER);
+	o.clock = CLOCK_OPT_PERF;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.clock, SKYPROF_CLOCK_PERF_SW);
+	o.clock = CLOCK_OPT_PERF_HW;
+	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
+	assert_non_null(strstr(c.err, "perf-hw"));
+	o.clock = CLOCK_OPT_HRTIMER;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.clock, SKYPROF_CLOCK_HRTIMER);
+
+	/* No perf events at all. */
+	module(SKYPROF_CAP_HRTIMER);
+	o.clock = CLOCK_OPT_PERF;
+	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
+	assert_non_null(strstr(c.err, "hrtimer"));
+	o.clock = CLOCK_OPT_PERF_SW;
+	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
+	module(SKYPROF_CAP_PERF_SW);
+	o.clock = CLOCK_OPT_HRTIMER;
+	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
+	assert_non_null(strstr(c.err, "--clock hrtimer"));
+}
+
+static void capabilities(void **state)
+{
+	(void)state;
+	module(SKYPROF_CAP_PERF_SW);
+	o.offcpu = true;
+	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
+	assert_non_null(strstr(c.err, "--offcpu"));
+	o.offcpu = false;
+	o.ustack_bytes = 4096;
+	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
+	assert_non_null(strstr(c.err, "--dwarf"));
+	o.ustack_bytes = 0;
+	o.target = TARGET_CGROUP;
+	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
+	assert_non_null(strstr(c.err, "--cgroup"));
+
+	module(ALL_CAPS);
+	o.offcpu = true;
+	o.ustack_bytes = 4096;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.mode, SKYPROF_MODE_OFFCPU);
+	assert_int_equal(c.sopts.freq, 0);
+	assert_int_equal(c.sopts.ustack_bytes, 4096);
+
+	/* A module that reports no capabilities is not second-guessed. */
+	module(0);
+	o.offcpu = true;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+}
+
+static void limits_and_flags(void **state)
+{
+	(void)state;
+	module(ALL_CAPS);
+	c.info.freq_max = 1000;
+	o.freq = 1001;
+	assert_int_equal(capture_session_opts(&c, &o), -EINVAL);
+	assert_non_null(strstr(c.err, "at most 1000 Hz"));
+	o.freq = 1000;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+
+	c.info.ring_pages_max = 64;
+	o.ring_pages = 128;
+	assert_int_equal(capture_session_opts(&c, &o), -EINVAL);
+	o.ring_pages = 64;
+	o.max_depth = 32;
+	o.no_kernel = true;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.ring_pages, 64);
+	assert_int_equal(c.sopts.max_depth, 32);
+	assert_int_equal(c.sopts.flags, SKYPROF_F_USER_STACK);
+	o.no_kernel = false;
+	o.no_user = true;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.flags, SKYPROF_F_KERNEL_STACK);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(clocks),
+		cmocka_unit_test(capabilities),
+		cmocka_unit_test(limits_and_flags),
+	};
+
+	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);
+}
