@@ -68,7 +68,8 @@ static void usage(FILE *f)
 		"  -o, --output FILE       write FILE; may be repeated\n"
 		"  -h, --help              this text\n"
 		"\n"
-		"Ctrl-C ends the run and still writes the files. Exit status: 0 written,\n"
+		"Ctrl-C ends the run and still writes the files (a second Ctrl-C gives up).\n"
+		"Exit status: 0 written, "
 		"1 failure, 2 bad usage.\n",
 		OPTS_DEFAULT_OUTPUT, SKYPROF_FREQ_MAX, OPTS_DEFAULT_FREQ, OPTS_DEFAULT_DWARF,
 		SKYPROF_MAX_DEPTH);
@@ -76,11 +77,22 @@ static void usage(FILE *f)
 
 static volatile sig_atomic_t interrupted;
 
-/* SIGCHLD only needs to interrupt poll(); the loop then reaps the child. */
+/*
+ * SIGCHLD only needs to interrupt poll(); the loop then reaps the child. The
+ * first Ctrl-C ends the run and the files are written; a second one, while
+ * they are (symbolizing can take a while), gives up at once.
+ */
 static void on_signal(int sig)
 {
-	if (sig != SIGCHLD)
-		interrupted = 1;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+	if (sig == SIGCHLD)
+		return;
+	if (interrupted) {
+		sigaction(sig, &dfl, NULL);
+		raise(sig);
+	}
+	interrupted = 1;
 }
 
 /* No SA_RESTART: poll() returns at once on Ctrl-C or a child's exit. */
