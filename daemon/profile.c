@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "profile.h"
+#include "skyprof.h"
 #include "symbolize.h"
+#include "unwind_dwarf.h"
 #include "view.h"
 
 #define ARENA_BLOCK (256 * 1024)
@@ -55,6 +57,9 @@ struct profile {
 
 	struct view *view;
 	bool view_only; /* read back from a file: no raw stacks */
+
+	/* DWARF unwinder, made on the first sample with user regs. */
+	struct unwind_dwarf *uw;
 };
 
 #define PID_EMPTY UINT32_MAX
@@ -188,6 +193,7 @@ void profile_free(struct profile *p)
 {
 	if (!p)
 		return;
+	unwind_dwarf_free(p->uw);
 	while (p->arena) {
 		struct arena_block *n = p->arena->next;
 
@@ -313,9 +319,26 @@ int profile_add(struct profile *p, const struct sp_sample *s)
 	uint64_t hash;
 	size_t h;
 	struct stack_entry *e;
+	struct sp_sample dw;
+	uint64_t dw_ips[UNWIND_DWARF_MAX_FRAMES];
 
 	if (p->view_only)
 		return -EINVAL;
+	/* Hook for --dwarf: a sample with user regs and a stack copy gets
+	 * its user stack from the DWARF unwinder (mixed with the FP chain,
+	 * see unwind_dwarf.h) before it is aggregated, so record, top and
+	 * the agent all profit and the stored stack needs no regs. */
+	if ((s->flags & SKYPROF_SF_REGS) && s->regs && p->sym) {
+		if (!p->uw)
+			p->uw = unwind_dwarf_new(p->sym);
+		if (p->uw) {
+			dw = *s;
+			dw.nr_user = (uint16_t)unwind_dwarf_sample(p->uw, s, dw_ips,
+								   UNWIND_DWARF_MAX_FRAMES);
+			dw.user_ips = dw_ips;
+			s = &dw;
+		}
+	}
 	if ((s->nr_kernel && !s->kernel_ips) || (s->nr_user && !s->user_ips))
 		return -EINVAL;
 	hash = hash_sample(s);
@@ -341,6 +364,11 @@ found:
 	e->weight += s->weight;
 	p->total_count++;
 	return 0;
+}
+
+const struct unwind_dwarf_stats *profile_unwind_stats(const struct profile *p)
+{
+	return p->uw ? unwind_dwarf_get_stats(p->uw) : NULL;
 }
 
 uint64_t profile_total_samples(const struct profile *p)

@@ -34,6 +34,9 @@ void profile_free(struct profile *p);
 /* Copies what it keeps; returns 0 or -errno (-ENOMEM). */
 int profile_add(struct profile *p, const struct sp_sample *s);
 uint64_t profile_total_samples(const struct profile *p);
+/* Quality of the DWARF unwinding of samples with user regs; NULL: none. */
+struct unwind_dwarf_stats;
+const struct unwind_dwarf_stats *profile_unwind_stats(const struct profile *p);
 
 /*
  * Top functions by self count (the leaf frame), with inclusive totals: a

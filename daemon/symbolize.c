@@ -392,6 +392,20 @@ const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s, uint32_t
 	return NULL;
 }
 
+size_t symbolizer_nr_mappings(struct symbolizer *s, uint32_t pid)
+{
+	struct sym_proc *p = find_proc(s, pid);
+
+	return p ? p->nr_maps : 0;
+}
+
+const struct sym_mapping *symbolizer_mapping(struct symbolizer *s, uint32_t pid, size_t i)
+{
+	struct sym_proc *p = find_proc(s, pid);
+
+	return p && i < p->nr_maps ? &p->maps[i]->pub : NULL;
+}
+
 static struct sym_map *find_map(struct sym_proc *p, uint64_t addr)
 {
 	/* Newest first: a region re-mapped after a refresh wins. */

@@ -76,6 +76,14 @@ void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, bool 
 /* Distinct ELF files opened so far (the build-id cache's size). */
 size_t symbolizer_nr_files(const struct symbolizer *s);
 
+/*
+ * The captured executable mappings of pid (noted earlier), oldest first:
+ * the DWARF unwinder (unwind_dwarf.c) reports them to libdwfl. Returns how
+ * many, 0 for an unknown pid; i-th with symbolizer_mapping.
+ */
+size_t symbolizer_nr_mappings(struct symbolizer *s, uint32_t pid);
+const struct sym_mapping *symbolizer_mapping(struct symbolizer *s, uint32_t pid, size_t i);
+
 /* The executable's mapping of pid, or NULL. */
 const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s, uint32_t pid);
 
