@@ -27,6 +27,7 @@
 #include "commands.h"
 #include "output.h"
 #include "profile.h"
+#include "unwind_dwarf.h"
 #include "symbolize.h"
 
 static void usage(FILE *f)
@@ -298,6 +299,7 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 	const struct ring_stats *rs = ring_get_stats(c->ring);
 	uint64_t drops = 0, written = 0, throttled = 0, unwind = 0, missed = 0;
 	uint64_t skipped = 0;
+	const struct unwind_dwarf_stats *uw;
 
 	for (size_t i = 0; i < nst; i++) {
 		drops += st[i].drops;
@@ -339,6 +341,17 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 			" bad heads, %" PRIu64 " records skipped, %" PRIu64 " on the wrong cpu\n",
 			rs->framing_errors, rs->bytes_dropped, rs->head_errors, skipped,
 			rs->cpu_mismatch);
+	/* --dwarf: how well the user stacks came out (unwind_dwarf.h). */
+	uw = profile_unwind_stats(run->prof);
+	if (uw && uw->samples)
+		fprintf(stderr,
+			"skyprof: unwind: %" PRIu64 " samples with regs, %.1f user frames per "
+			"sample (frame pointers alone: %.1f), %.1f %% reached a root frame; "
+			"DWARF %" PRIu64 " (joined with FP %" PRIu64 "), FP kept %" PRIu64 "\n",
+			uw->samples, (double)uw->user_frames / (double)uw->samples,
+			(double)uw->fp_frames / (double)uw->samples,
+			100.0 * (double)uw->reached_root / (double)uw->samples, uw->dwarf_used,
+			uw->joined, uw->fp_kept);
 	if (nst && written > run->samples + drops)
 		fprintf(stderr,
 			"skyprof: note: the module wrote %" PRIu64 " samples, %" PRIu64

@@ -17,3 +17,7 @@ $(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/build.mk
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
 	nm -S --defined-only $@ >$@.syms
+
+# nofp_chain is the exception: built like distribution code, without frame
+# pointers (the later -fomit wins over -fno-omit), for the DWARF unwind tests.
+$(BUILD)/workloads/nofp_chain: WORKLOAD_CFLAGS += -fomit-frame-pointer -momit-leaf-frame-pointer
