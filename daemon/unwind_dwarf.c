@@ -56,7 +56,7 @@ struct uw_proc {
 	uint32_t pid;
 	Dwfl *dwfl;	    /* NULL: nothing could be reported */
 	size_t nr_reported; /* symbolizer mappings seen when built */
-	bool rebuilt;	    /* rebuilt once after a pc outside every module */
+	bool rebuilt;	    /* rebuilt after a pc outside every module */
 };
 
 #define UW_BUCKETS 256
@@ -258,7 +258,10 @@ static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
 	if (!d)
 		return;
 	dwfl_report_begin(d);
-	for (size_t i = 0; i < nr; i++) {
+	/* Newest first, like the symbolizer's lookups: a pid noted before
+	 * its exec (record's own child) keeps the pre-exec mappings too, and
+	 * the stale libc must not shadow the one mapped now. */
+	for (size_t i = nr; i-- > 0;) {
 		const struct sym_mapping *m = symbolizer_mapping(u->sym, p->pid, i);
 		GElf_Addr bias = 0;
 		bool is_exec = false;
@@ -268,8 +271,8 @@ static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
 		if (!m || m->path[0] != '/')
 			continue; /* anonymous, [vdso], JIT: no file with CFI */
 		/* One report per file: a second executable mapping of the same
-		 * file is covered by the first report's address range. */
-		for (size_t j = 0; j < i && !dup; j++) {
+		 * file is covered by the newest report's address range. */
+		for (size_t j = i + 1; j < nr && !dup; j++) {
 			const struct sym_mapping *o = symbolizer_mapping(u->sym, p->pid, j);
 
 			dup = o && !strcmp(o->path, m->path);
@@ -365,29 +368,24 @@ size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint
 	p = get_proc(u, s->tgid);
 	if (!p)
 		return 0;
-	if (!p->dwfl && p->rebuilt)
-		return 0;
-	if (p->dwfl)
-		n = run_unwind(u, p, s, ips, max);
-	else
-		n = 0;
-	/* The pc in no reported module (a dlopen after first sight, or the
-	 * maps could not be read then): re-read the maps once per process. */
-	if (n <= 1 && !p->rebuilt &&
-	    (!p->dwfl || !dwfl_addrmodule(p->dwfl, s->regs->regs[PR_IP]))) {
-		p->rebuilt = true;
-		if (p->dwfl)
-			dwfl_end(p->dwfl);
-		p->dwfl = NULL;
-		/* A lookup of the pc makes the symbolizer refresh its maps. */
-		{
-			struct sym_result r;
+	n = p->dwfl ? run_unwind(u, p, s, ips, max) : 0;
+	/* The pc in no reported module: an exec or dlopen after first sight.
+	 * A lookup of the pc makes the symbolizer re-read the maps; rebuild
+	 * only when that found new mappings, so a pc in anonymous memory (JIT)
+	 * does not rebuild on every sample. */
+	if (n <= 1 && (!p->dwfl || !dwfl_addrmodule(p->dwfl, s->regs->regs[PR_IP]))) {
+		struct sym_result r;
 
-			symbolizer_resolve(u->sym, s->tgid, s->regs->regs[PR_IP], false, &r);
+		symbolizer_resolve(u->sym, s->tgid, s->regs->regs[PR_IP], false, &r);
+		if (symbolizer_nr_mappings(u->sym, p->pid) > p->nr_reported) {
+			p->rebuilt = true;
+			if (p->dwfl)
+				dwfl_end(p->dwfl);
+			p->dwfl = NULL;
+			build_dwfl(u, p);
+			if (p->dwfl)
+				n = run_unwind(u, p, s, ips, max);
 		}
-		build_dwfl(u, p);
-		if (p->dwfl)
-			n = run_unwind(u, p, s, ips, max);
 	}
 	return n;
 }

@@ -30,8 +30,9 @@ for mode in fp dwarf; do
 	awk '{print $NF "\t" $0}' "$mode.folded" | sort -n -r | head -4 | cut -f2- | sed 's/^/  /'
 done
 
-read -r fp_pct fp_n fp_t <<<"$(chain_share fp.folded)"
-read -r dw_pct dw_n dw_t <<<"$(chain_share dwarf.folded)"
+# shellcheck disable=SC2046
+set -- $(chain_share fp.folded) $(chain_share dwarf.folded)
+fp_pct=$1 fp_n=$2 fp_t=$3 dw_pct=$4 dw_n=$5 dw_t=$6
 echo "without --dwarf: $fp_n / $fp_t samples hold main;chain_a;chain_b;chain_c ($fp_pct %)"
 echo "with --dwarf:    $dw_n / $dw_t samples hold main;chain_a;chain_b;chain_c ($dw_pct %)"
 grep "unwind:" dwarf.err || true
