@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Continuous profiling as SkyWalking means it (protocol notes 2.4, 2.5,
+ * 2.9, 9(b)): per-service policies from the OAP (queryPolicies'
+ * ServiceWithPolicyJSON) or from the local config, local metrics sampled
+ * every second from /proc, and a trigger when at least Count of the last
+ * Period one-second windows reach a threshold.
+ *
+ * Split so the rules are testable without a process or an OAP:
+ *  - cont_policies_apply(): JSON -> policy store (validation, deletion);
+ *  - cont_parse_stat() / cont_cpu_percent() / cont_parse_loadavg(): /proc;
+ *  - cont_window_*: the Period/Count evaluation.
+ * The store is shared by the OAP thread (writes policies, reads UUIDs, sends
+ * trigger reports) and the main thread (evaluates, queues triggers), so it
+ * has a lock; the per-process metric state is the main thread's alone.
+ */
+#ifndef SKYPROF_AGENT_CONTINUOUS_H
+#define SKYPROF_AGENT_CONTINUOUS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The monitor types we measure; the numbers are the proto enum's. */
+enum cont_monitor {
+	CONT_PROCESS_CPU = 0,
+	CONT_THREAD_COUNT = 1,
+	CONT_SYSTEM_LOAD = 2,
+	CONT_NR_MONITORS,
+};
+
+/* Targets a policy can name that we run: index 0 ON_CPU, 1 OFF_CPU. */
+#define CONT_NR_TARGETS 2
+
+/* Longest Period accepted (one-second windows kept per process). */
+#define CONT_WINDOW_MAX 600
+
+struct cont_item {
+	bool set;
+	double threshold;
+	uint32_t period, count;
+};
+
+struct cont_policy {
+	char *service;
+	char *uuid;
+	struct cont_item items[CONT_NR_TARGETS][CONT_NR_MONITORS];
+};
+
+struct cont_apply_stats {
+	unsigned int services;	  /* entries applied (set or deleted) */
+	unsigned int deleted;	  /* entries with an empty UUID */
+	unsigned int items;	  /* check items taken */
+	unsigned int rejected;	  /* entries or items refused (each logged) */
+	unsigned int unsupported; /* NETWORK / HTTP_* items (each logged) */
+};
+
+struct cont_policies {
+	pthread_mutex_t lock;
+	struct cont_policy *v;
+	size_t n;
+};
+
+void cont_policies_init(struct cont_policies *p);
+void cont_policies_free(struct cont_policies *p);
+
+/*
+ * Apply a ServiceWithPolicyJSON array. Invalid JSON: -EINVAL with the
+ * reason in err, nothing changes. Otherwise each entry is applied on its
+ * own: an entry with an empty UUID deletes that service's policy; invalid
+ * items are logged and skipped while the valid ones of the same entry
+ * apply. default_uuid fills a missing UUID (the local config has none);
+ * NULL makes a missing UUID an error for that entry. Locks.
+ */
+int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
+			const char *default_uuid, struct cont_apply_stats *st, char *err,
+			size_t errlen);
+
+/* A copy of the service's policy (false when none). Locks. */
+bool cont_policies_get(struct cont_policies *p, const char *service, struct cont_policy *out);
+
+/* The UUID held for service, "" when none, into out. Locks. */
+void cont_policies_uuid(struct cont_policies *p, const char *service, char *out, size_t outlen);
+
+/* --- /proc ----------------------------------------------------------------------- */
+
+/*
+ * /proc/PID/stat: utime + stime (clock ticks) and num_threads. The command
+ * name may hold spaces and ')' so fields are counted from the last ')'.
+ */
+int cont_parse_stat(const char *buf, uint64_t *ticks, uint32_t *threads);
+/* /proc/loadavg: load1. */
+int cont_parse_loadavg(const char *buf, double *load1);
+/*
+ * CPU % over the interval between two stat reads: 100 = one core busy the
+ * whole time (so a process on 2 cores can show 200). Not a lifetime
+ * average: a process that idled for an hour and spins now shows ~100.
+ */
+double cont_cpu_percent(uint64_t prev_ticks, uint64_t cur_ticks, long clk_tck, uint64_t elapsed_ms);
+
+/* --- windows --------------------------------------------------------------------- */
+
+/* The last CONT_WINDOW_MAX one-second values of one metric, newest last. */
+struct cont_window {
+	double v[CONT_WINDOW_MAX];
+	size_t head, n;
+};
+
+void cont_window_push(struct cont_window *w, double v);
+/*
+ * Rover's rule: at least count of the last period values are >= threshold.
+ * With fewer than period values collected it does not fire yet (a process
+ * seen for 2 s cannot have 3 of 5 windows over). *current: the newest value
+ * that reached the threshold (what the UI shows as the cause).
+ */
+bool cont_window_fires(const struct cont_window *w, double threshold, uint32_t period,
+		       uint32_t count, double *current);
+/* The newest value (0 when empty). */
+double cont_window_last(const struct cont_window *w);
+
+const char *cont_monitor_name(int m);
+/* "process_cpu", ...: the meter suffix. */
+const char *cont_meter_suffix(int m);
+
+#endif
