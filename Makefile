@@ -30,7 +30,7 @@ include daemon/build.mk
 -include tests/kmod/build.mk
 -include tests/workloads/build.mk
 
-KERNELS := $(shell awk '!/^\#/ && NF >= 4 {print $$1}' tests/vm/kernels)
+KERNELS ?= $(shell awk '!/^\#/ && NF >= 4 {print $$1}' tests/vm/kernels)
 
 daemon: $(SKYPROF_BIN)
 
