@@ -424,6 +424,10 @@ int cmd_record_main(int argc, char **argv)
 		fprintf(stderr, "skyprof record: %s\n", cap.err);
 		goto out;
 	}
+	/* The id is what `skyprof status ID` takes to show the per-CPU counters. */
+	fprintf(stderr, "skyprof: session %u: %s on %u cpus, clock %s\n", cap.sess.id,
+		o.offcpu ? "off-CPU" : "on-CPU", ring_nr_mapped(cap.ring),
+		control_clock_name(cap.sess.clock_used));
 	if (o.cmd && o.target == TARGET_NONE && !o.no_inherit && !cap.cmd_by_cgroup)
 		fprintf(stderr,
 			"skyprof: note: %s; profiling the command's own process, not the "

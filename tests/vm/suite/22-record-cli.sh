@@ -18,20 +18,19 @@ grep -q '^module: *loaded' status.txt && ok "status: $(grep '^module' status.txt
 	bad "status does not say loaded: $(cat status.txt)"
 
 # -p PID, and status while it runs
-"$wl" 20 &
+"$wl" 60 &
 spin=$!
-"$SKYPROF" record -p "$spin" -d 3 -o pid.folded 2>pid.err &
+"$SKYPROF" record -p "$spin" -d 4 -o pid.folded 2>pid.err &
 rec=$!
 sleep 1.5
 "$SKYPROF" status >status-running.txt 2>&1
 grep -q 'sessions: *1 of' status-running.txt && ok "status shows the running session" ||
 	bad "status during a record: $(grep sessions status-running.txt)"
-# Session ids are not printed by record; the module hands out small ones.
-for id in $(seq 1 64); do
-	"$SKYPROF" status "$id" >status-session.txt 2>&1 && break
-done
+# record names its session on its first line
+id=$(sed -n 's/^skyprof: session \([0-9]*\):.*/\1/p' pid.err | head -1)
+"$SKYPROF" status "${id:-0}" >status-session.txt 2>&1
 grep -q '^ *all ' status-session.txt && ok "status $id: $(grep '^ *all ' status-session.txt | tr -s ' ')" ||
-	bad "status SESSION_ID: $(cat status-session.txt)"
+	bad "status SESSION_ID ($id): $(cat status-session.txt)"
 wait $rec || bad "record -p exited $?"
 n=$(folded_total pid.folded 2>/dev/null || echo 0)
 others=$(awk -v c="$comm" '{split($0, f, ";"); if (f[1] != c) n += $NF} END {print n + 0}' \
