@@ -404,3 +404,29 @@ bool cont_window_fires(const struct cont_window *w, double threshold, uint32_t p
 	}
 	return hits >= count;
 }
+
+bool cont_trigger_push(struct cont_policies *p, const struct cont_trigger *t)
+{
+	bool ok;
+
+	pthread_mutex_lock(&p->lock);
+	ok = p->nr_triggers < CONT_MAX_TRIGGERS;
+	if (ok)
+		p->triggers[p->nr_triggers++] = *t;
+	pthread_mutex_unlock(&p->lock);
+	return ok;
+}
+
+bool cont_trigger_pop(struct cont_policies *p, struct cont_trigger *out)
+{
+	bool ok;
+
+	pthread_mutex_lock(&p->lock);
+	ok = p->nr_triggers > 0;
+	if (ok) {
+		*out = p->triggers[0];
+		memmove(&p->triggers[0], &p->triggers[1], --p->nr_triggers * sizeof(*out));
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ok;
+}

@@ -56,11 +56,34 @@ struct cont_apply_stats {
 	unsigned int unsupported; /* NETWORK / HTTP_* items (each logged) */
 };
 
+/* A fired policy on its way to reportProfilingTask (main -> OAP thread). */
+struct cont_trigger {
+	char layer[64], service[256], instance[256], process[256];
+	char process_id[128];
+	int target; /* enum agent_target */
+	uint32_t duration_s;
+	size_t nr_causes;
+	struct {
+		int monitor;
+		double threshold, current;
+	} causes[CONT_NR_MONITORS];
+};
+
+#define CONT_MAX_TRIGGERS 32
+
 struct cont_policies {
 	pthread_mutex_t lock;
 	struct cont_policy *v;
 	size_t n;
+	/* fired, not reported yet; bounded so a dead OAP cannot grow it */
+	struct cont_trigger triggers[CONT_MAX_TRIGGERS];
+	size_t nr_triggers;
 };
+
+/* Queue a trigger for the OAP thread; false when the queue is full. Locks. */
+bool cont_trigger_push(struct cont_policies *p, const struct cont_trigger *t);
+/* Take the oldest; false when none. Locks. */
+bool cont_trigger_pop(struct cont_policies *p, struct cont_trigger *out);
 
 void cont_policies_init(struct cont_policies *p);
 void cont_policies_free(struct cont_policies *p);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_continuous.h"
 #include "agent_log.h"
 #include "agent_oap.h"
 #include "agent_procs.h"
@@ -19,12 +20,15 @@
 #include "grpc_conn.h"
 #include "grpc_frame.h"
 #include "sw_command.pb-c.h"
+#include "sw_continuous.pb-c.h"
 #include "sw_ebpf_process.pb-c.h"
 #include "sw_ebpf_profiling.pb-c.h"
 
 #define PATH_REPORT    "/skywalking.v3.EBPFProcessService/reportProcesses"
 #define PATH_KEEPALIVE "/skywalking.v3.EBPFProcessService/keepAlive"
 #define PATH_QUERY     "/skywalking.v3.EBPFProfilingService/queryTasks"
+#define PATH_POLICIES  "/skywalking.v3.ContinuousProfilingService/queryPolicies"
+#define PATH_CONT_TASK "/skywalking.v3.ContinuousProfilingService/reportProfilingTask"
 
 /* Inbox ------------------------------------------------------------------------- */
 
@@ -530,6 +534,212 @@ static void query_tasks(struct agent_oap *o)
 	grpc_result_free(&res);
 }
 
+/* Continuous profiling ------------------------------------------------------------------ */
+
+static const char *cmd_arg(const Skywalking__V3__Command *c, const char *key)
+{
+	for (size_t i = 0; c && i < c->n_args; i++)
+		if (c->args[i] && c->args[i]->key && c->args[i]->value &&
+		    !strcmp(c->args[i]->key, key))
+			return c->args[i]->value;
+	return NULL;
+}
+
+/* One entry per distinct service of the registered processes, with the
+ * policy version held for it: the OAP answers only for changed ones. */
+static void query_policies(struct agent_oap *o)
+{
+	Skywalking__V3__ContinuousProfilingPolicyQuery q =
+		SKYWALKING__V3__CONTINUOUS_PROFILING_POLICY_QUERY__INIT;
+	Skywalking__V3__ContinuousProfilingServicePolicyQuery *ents = NULL, **ep = NULL;
+	struct agent_procs *t = o->procs;
+	char(*uuids)[128] = NULL;
+	char **names = NULL;
+	Skywalking__V3__Commands *cmds;
+	struct grpc_result res;
+	uint8_t *buf = NULL;
+	size_t n = 0, len;
+
+	pthread_mutex_lock(&t->lock);
+	names = calloc(t->n ? t->n : 1, sizeof(*names));
+	for (size_t i = 0; names && i < t->n; i++) {
+		bool dup = false;
+
+		if (t->v[i].state != PROC_REPORTED)
+			continue;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = !strcmp(names[k], t->v[i].service);
+		if (!dup && !(names[n++] = strdup(t->v[i].service)))
+			n--;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (!n)
+		goto out;
+	ents = calloc(n, sizeof(*ents));
+	ep = calloc(n, sizeof(*ep));
+	uuids = calloc(n, sizeof(*uuids));
+	if (!ents || !ep || !uuids)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		skywalking__v3__continuous_profiling_service_policy_query__init(&ents[i]);
+		cont_policies_uuid(o->policies, names[i], uuids[i], sizeof(uuids[i]));
+		ents[i].servicename = names[i];
+		ents[i].uuid = uuids[i];
+		ep[i] = &ents[i];
+	}
+	q.n_policies = n;
+	q.policies = ep;
+	len = skywalking__v3__continuous_profiling_policy_query__get_packed_size(&q);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		goto out;
+	skywalking__v3__continuous_profiling_policy_query__pack(&q, buf);
+	if (call(o, "queryPolicies", PATH_POLICIES, buf, len, &res))
+		goto out;
+	cmds = skywalking__v3__commands__unpack(NULL, res.body_len, res.body ? res.body : buf);
+	if (!cmds) {
+		log_warn("OAP %s: queryPolicies: the answer does not decode as Commands; ignored",
+			 o->cfg->backend.addr);
+		o->st.commands_rejected++;
+		grpc_result_free(&res);
+		goto out;
+	}
+	for (size_t i = 0; i < cmds->n_commands; i++) {
+		const Skywalking__V3__Command *c = cmds->commands[i];
+		const char *js = cmd_arg(c, "ServiceWithPolicyJSON");
+		struct cont_apply_stats st;
+		char err[256];
+
+		if (!c || !c->command || strcmp(c->command, "ContinuousProfilingPolicyQuery"))
+			continue;
+		if (!js) {
+			log_warn("OAP: policy command without ServiceWithPolicyJSON; ignored");
+			o->st.commands_rejected++;
+			continue;
+		}
+		if (cont_policies_apply(o->policies, js, strlen(js), NULL, &st, err, sizeof(err))) {
+			log_warn("OAP: continuous policies rejected: %s", err);
+			o->st.commands_rejected++;
+			continue;
+		}
+		o->st.policies_applied += st.services;
+	}
+	skywalking__v3__commands__free_unpacked(cmds, NULL);
+	grpc_result_free(&res);
+out:
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(ents);
+	free(ep);
+	free(uuids);
+	free(buf);
+}
+
+/* Report one fired policy; the task id of the answer becomes a task for the
+ * main thread, run like a UI task. false when the call failed (retry). */
+static bool report_trigger(struct agent_oap *o, const struct cont_trigger *tr)
+{
+	Skywalking__V3__ContinuousProfilingReport r =
+		SKYWALKING__V3__CONTINUOUS_PROFILING_REPORT__INIT;
+	Skywalking__V3__ContinuousProfilingCause causes[CONT_NR_MONITORS], *cp[CONT_NR_MONITORS];
+	Skywalking__V3__ContinuousProfilingSingleValueCause sv[CONT_NR_MONITORS];
+	Skywalking__V3__ContinuousOnCPUProfilingTask on =
+		SKYWALKING__V3__CONTINUOUS_ON_CPUPROFILING_TASK__INIT;
+	Skywalking__V3__ContinuousOffCPUProfilingTask off =
+		SKYWALKING__V3__CONTINUOUS_OFF_CPUPROFILING_TASK__INIT;
+	Skywalking__V3__Commands *cmds;
+	struct grpc_result res;
+	struct task_spec t = { 0 };
+	uint8_t *buf;
+	size_t len;
+	const char *id = NULL;
+
+	r.layer = (char *)tr->layer;
+	r.servicename = (char *)tr->service;
+	r.instancename = (char *)tr->instance;
+	r.processname = (char *)tr->process;
+	r.duration = (int32_t)tr->duration_s;
+	for (size_t i = 0; i < tr->nr_causes; i++) {
+		skywalking__v3__continuous_profiling_cause__init(&causes[i]);
+		skywalking__v3__continuous_profiling_single_value_cause__init(&sv[i]);
+		sv[i].threshold = tr->causes[i].threshold;
+		sv[i].current = tr->causes[i].current;
+		causes[i].type = tr->causes[i].monitor; /* our numbers are the enum's */
+		causes[i].cause_case =
+			SKYWALKING__V3__CONTINUOUS_PROFILING_CAUSE__CAUSE_SINGLE_VALUE;
+		causes[i].singlevalue = &sv[i];
+		cp[i] = &causes[i];
+	}
+	r.n_causes = tr->nr_causes;
+	r.causes = cp;
+	if (tr->target == AGENT_TARGET_OFF_CPU) {
+		r.target_task_case =
+			SKYWALKING__V3__CONTINUOUS_PROFILING_REPORT__TARGET_TASK_OFF_CPU;
+		r.offcpu = &off;
+	} else {
+		r.target_task_case =
+			SKYWALKING__V3__CONTINUOUS_PROFILING_REPORT__TARGET_TASK_ON_CPU;
+		r.oncpu = &on;
+	}
+	len = skywalking__v3__continuous_profiling_report__get_packed_size(&r);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return false;
+	skywalking__v3__continuous_profiling_report__pack(&r, buf);
+	if (call(o, "reportProfilingTask", PATH_CONT_TASK, buf, len, &res)) {
+		free(buf);
+		return false;
+	}
+	free(buf);
+	cmds = skywalking__v3__commands__unpack(NULL, res.body_len,
+						res.body ? res.body : (const uint8_t *)"");
+	for (size_t i = 0; cmds && i < cmds->n_commands && !id; i++) {
+		const Skywalking__V3__Command *c = cmds->commands[i];
+
+		if (c && c->command && !strcmp(c->command, "ContinuousProfilingReportTask"))
+			id = cmd_arg(c, "TaskId");
+	}
+	if (!id || !*id || strlen(id) >= sizeof(t.task_id)) {
+		/* Without an id the data could not be found in the UI: do not profile. */
+		log_warn("OAP: reportProfilingTask for %s (pid's process %s): no usable TaskId in "
+			 "the answer; not profiling",
+			 tr->process, tr->process_id);
+		o->st.triggers_failed++;
+	} else {
+		snprintf(t.task_id, sizeof(t.task_id), "%s", id);
+		snprintf(t.process_id, sizeof(t.process_id), "%s", tr->process_id);
+		t.target = tr->target;
+		t.trigger = TASK_TRIGGER_CONTINUOUS;
+		/* the OAP stores the task with start = now and the reported duration */
+		t.start_ms = t.update_ms = (uint64_t)time(NULL) * 1000;
+		t.duration_s = tr->duration_s;
+		o->st.triggers_reported++;
+		log_info("OAP: continuous task %s: %s for process %s, %u s", t.task_id,
+			 task_target_name(t.target), t.process_id, tr->duration_s);
+		if (inbox_push(o->inbox, &t))
+			log_warn("OAP: out of memory queueing task %s", t.task_id);
+	}
+	if (cmds)
+		skywalking__v3__commands__free_unpacked(cmds, NULL);
+	grpc_result_free(&res);
+	return true;
+}
+
+static void report_triggers(struct agent_oap *o)
+{
+	struct cont_trigger tr;
+
+	while (cont_trigger_pop(o->policies, &tr))
+		if (!report_trigger(o, &tr)) {
+			/* back in line for after the backoff; a full queue loses it (logged) */
+			if (!cont_trigger_push(o->policies, &tr))
+				log_warn("continuous: trigger for %s dropped: queue full",
+					 tr.process);
+			break;
+		}
+}
+
 /* Uploads ---------------------------------------------------------------------------- */
 
 /* Send one batch; false when the OAP failed (the batch went back in front). */
@@ -632,6 +842,16 @@ static void *oap_thread(void *arg)
 			query_tasks(o);
 			if (mono_ms() < o->next_try)
 				continue;
+			if (o->policies)
+				query_policies(o);
+			if (mono_ms() < o->next_try)
+				continue;
+		}
+		/* Fired policies go out before uploads: the task waits for the id. */
+		if (!atomic_load(&o->stop) && o->policies && o->any_reported) {
+			report_triggers(o);
+			if (mono_ms() < o->next_try)
+				continue;
 		}
 		b = queue_pop(o->queue, atomic_load(&o->stop) ? 0 : 200);
 		if (b) {
@@ -650,7 +870,7 @@ static void *oap_thread(void *arg)
 
 int oap_start(struct agent_oap *o, const struct agent_config *cfg, struct agent_procs *procs,
 	      struct upload_queue *queue, struct agent_inbox *inbox, const struct tmpl_host *host,
-	      const char *agent_id, char *err, size_t errlen)
+	      struct cont_policies *policies, const char *agent_id, char *err, size_t errlen)
 {
 	struct grpc_opts go = {
 		.addr = cfg->backend.addr,
@@ -671,6 +891,7 @@ int oap_start(struct agent_oap *o, const struct agent_config *cfg, struct agent_
 	o->queue = queue;
 	o->inbox = inbox;
 	o->host = host;
+	o->policies = policies;
 	snprintf(o->agent_id, sizeof(o->agent_id), "%s", agent_id);
 	/* rover's shipped config names client files that usually do not exist:
 	 * a missing one means "no client certificate", as in rover. */

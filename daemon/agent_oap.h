@@ -22,6 +22,7 @@ struct agent_procs;
 struct upload_queue;
 struct grpc_conn;
 struct tmpl_host;
+struct cont_policies;
 
 /* Tasks from the OAP for the main thread; efd is readable when non-empty. */
 struct agent_inbox {
@@ -40,6 +41,7 @@ size_t inbox_take(struct agent_inbox *in, struct task_spec **out);
 struct oap_stats {
 	_Atomic uint64_t calls_ok, calls_failed, reconnects;
 	_Atomic uint64_t tasks_received, commands_rejected;
+	_Atomic uint64_t policies_applied, triggers_reported, triggers_failed;
 };
 
 struct agent_oap {
@@ -48,6 +50,7 @@ struct agent_oap {
 	struct upload_queue *queue;
 	struct agent_inbox *inbox;
 	const struct tmpl_host *host;
+	struct cont_policies *policies; /* continuous profiling; NULL: off */
 	char agent_id[40];
 	struct grpc_conn *conn;
 	pthread_t thread;
@@ -69,7 +72,7 @@ struct agent_oap {
 /* Connects lazily; starts the thread. 0 or -errno with err. */
 int oap_start(struct agent_oap *o, const struct agent_config *cfg, struct agent_procs *procs,
 	      struct upload_queue *queue, struct agent_inbox *inbox, const struct tmpl_host *host,
-	      const char *agent_id, char *err, size_t errlen);
+	      struct cont_policies *policies, const char *agent_id, char *err, size_t errlen);
 /* Stop the thread, giving pending uploads up to drain_ms. */
 void oap_stop(struct agent_oap *o, uint32_t drain_ms);
 

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_cmon.h"
+#include "agent_continuous.h"
 #include "agent_log.h"
 #include "agent_oap.h"
 #include "agent_procs.h"
@@ -111,6 +113,8 @@ struct agent {
 	struct upload_queue queue;
 	struct agent_inbox inbox;
 	struct agent_oap oap;
+	struct cont_policies policies; /* continuous profiling */
+	struct cmon *cmon;
 	bool oap_mode;
 	struct tmpl_host host;
 	char hostname[256];
@@ -247,6 +251,31 @@ static void schedule_local(struct agent *a)
 	pthread_mutex_unlock(&t->lock);
 }
 
+/* Not re-triggered while a task runs on the same process and target. */
+static bool busy(void *arg, uint32_t pid, int target)
+{
+	struct agent *a = arg;
+
+	for (size_t i = 0; i < a->nr_held; i++)
+		if (a->held[i].spec.target == target &&
+		    (a->held[i].run ? run_pid(a->held[i].run) == pid
+				    : procs_pid_of(&a->procs, a->held[i].spec.process_id) == pid))
+			return true;
+	return false;
+}
+
+static void continuous_tick(struct agent *a, uint64_t now)
+{
+	struct task_spec fired[MAX_RUNS];
+	size_t n;
+
+	if (!a->cmon)
+		return;
+	n = cmon_tick(a->cmon, now, busy, a, fired, MAX_RUNS);
+	for (size_t i = 0; i < n; i++)
+		accept_task(a, &fired[i]);
+}
+
 static void report_stats(struct agent *a, const char *when)
 {
 	struct upload_stats st;
@@ -286,6 +315,7 @@ static int loop(struct agent *a)
 			accept_task(a, &in[i]);
 		free(in);
 		schedule_local(a);
+		continuous_tick(a, now);
 		start_due(a);
 
 		for (size_t i = 0; i < a->nr_held;) {
@@ -410,9 +440,30 @@ int cmd_agent_main(int argc, char **argv)
 		log_warn("config: no process_discovery.scanner.regex finders: no process will be "
 			 "registered");
 	a.oap_mode = a.cfg.backend.addr != NULL;
+	cont_policies_init(&a.policies);
+	if (!a.oap_mode && a.cfg.continuous.policies_json) {
+		struct cont_apply_stats cst;
+
+		/* the local policies never change: checked once, like the rest */
+		if (cont_policies_apply(&a.policies, a.cfg.continuous.policies_json,
+					strlen(a.cfg.continuous.policies_json), "local", &cst, err,
+					sizeof(err)))
+			log_warn("skyprof.continuous.policies: %s", err);
+		else
+			log_info("continuous: %u local service policies, %u checks (%u rejected)",
+				 cst.services, cst.items, cst.rejected + cst.unsupported);
+	} else if (a.oap_mode && a.cfg.continuous.policies_json) {
+		log_warn("skyprof.continuous.policies: ignored with an OAP (its policies rule)");
+	}
+	if (a.oap_mode || a.policies.n) {
+		a.cmon =
+			cmon_new(&a.cfg, &a.policies, &a.procs, a.oap_mode ? &a.queue : NULL, NULL);
+		if (!a.cmon)
+			log_warn("continuous: out of memory: continuous profiling off");
+	}
 	if (a.oap_mode) {
-		r = oap_start(&a.oap, &a.cfg, &a.procs, &a.queue, &a.inbox, &a.host, a.agent_id,
-			      err, sizeof(err));
+		r = oap_start(&a.oap, &a.cfg, &a.procs, &a.queue, &a.inbox, &a.host,
+			      a.cmon ? &a.policies : NULL, a.agent_id, err, sizeof(err));
 		if (r) {
 			log_error("core.backend: %s", err);
 			return 1;
@@ -440,6 +491,8 @@ int cmd_agent_main(int argc, char **argv)
 	if (a.oap_mode)
 		oap_stop(&a.oap, STOP_DRAIN_MS);
 	report_stats(&a, "exit");
+	cmon_free(a.cmon);
+	cont_policies_free(&a.policies);
 	inbox_destroy(&a.inbox);
 	queue_destroy(&a.queue);
 	procs_free(&a.procs);

@@ -78,6 +78,7 @@ void config_free(struct agent_config *c)
 		finder_free(&c->finders[i]);
 	free(c->finders);
 	free(c->continuous.meter_prefix);
+	free(c->continuous.policies_json);
 	free(c->skyprof.spool_dir);
 	memset(c, 0, sizeof(*c));
 }
@@ -321,6 +322,7 @@ enum ktype {
 	K_MODE,
 	K_TARGET,
 	K_FINDERS,
+	K_POLICIES, /* a YAML subtree kept as JSON text */
 };
 
 struct key {
@@ -387,6 +389,8 @@ static const struct key keys[] = {
 	{ "skyprof.connect_timeout", K_DUR, O(skyprof.connect_timeout_ms), 100, 600000 },
 	{ "skyprof.call_timeout", K_DUR, O(skyprof.call_timeout_ms), 100, 600000 },
 	{ "skyprof.backoff_max", K_DUR, O(skyprof.backoff_max_ms), 100, 3600000 },
+	{ "skyprof.continuous", K_SECTION },
+	{ "skyprof.continuous.policies", K_POLICIES },
 	{ "skyprof.schedule", K_SECTION },
 	{ "skyprof.schedule.target", K_TARGET, O(skyprof.schedule_target) },
 	{ "skyprof.schedule.duration", K_DUR, O(skyprof.schedule_duration_ms), 1000, 86400000 },
@@ -631,6 +635,126 @@ static int parse_finders(struct ctx *x, yaml_node_t *n, const char *path)
 	return 0;
 }
 
+/*
+ * The local continuous policies are written in YAML with the OAP's
+ * ServiceWithPolicyJSON shape; they are turned into that JSON so that one
+ * parser and one set of checks serve both. Plain scalars that read as
+ * numbers become numbers, everything else a string.
+ */
+struct jbuf {
+	char *s;
+	size_t n, cap;
+	bool oom;
+};
+
+static void jput(struct jbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = (b->n + n + 1) * 2;
+		char *ns = realloc(b->s, cap);
+
+		if (!ns) {
+			b->oom = true;
+			return;
+		}
+		b->s = ns;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = 0;
+}
+
+static void jstr(struct jbuf *b, const char *s, size_t n)
+{
+	jput(b, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[8];
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			jput(b, esc, 2);
+		} else if (c < 0x20) {
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			jput(b, esc, 6);
+		} else {
+			jput(b, (const char *)&c, 1);
+		}
+	}
+	jput(b, "\"", 1);
+}
+
+static int yaml_to_json(struct ctx *x, yaml_node_t *n, struct jbuf *b, int depth)
+{
+	if (!n || depth > 16)
+		return -EINVAL;
+	switch (n->type) {
+	case YAML_SCALAR_NODE: {
+		const char *v = (const char *)n->data.scalar.value;
+		size_t len = n->data.scalar.length;
+		char *end;
+
+		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && len &&
+		    (strtod(v, &end), end == v + len) && strspn(v, "+-0123456789.eE") == len)
+			jput(b, v, len);
+		else
+			jstr(b, v, len);
+		return 0;
+	}
+	case YAML_SEQUENCE_NODE:
+		jput(b, "[", 1);
+		for (yaml_node_item_t *it = n->data.sequence.items.start;
+		     it < n->data.sequence.items.top; it++) {
+			if (it != n->data.sequence.items.start)
+				jput(b, ",", 1);
+			if (yaml_to_json(x, yaml_document_get_node(x->doc, *it), b, depth + 1))
+				return -EINVAL;
+		}
+		jput(b, "]", 1);
+		return 0;
+	case YAML_MAPPING_NODE:
+		jput(b, "{", 1);
+		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+		     p < n->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+
+			if (!k || k->type != YAML_SCALAR_NODE)
+				return -EINVAL;
+			if (p != n->data.mapping.pairs.start)
+				jput(b, ",", 1);
+			jstr(b, (const char *)k->data.scalar.value, k->data.scalar.length);
+			jput(b, ":", 1);
+			if (yaml_to_json(x, yaml_document_get_node(x->doc, p->value), b, depth + 1))
+				return -EINVAL;
+		}
+		jput(b, "}", 1);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int parse_policies(struct ctx *x, yaml_node_t *n, const char *path)
+{
+	struct jbuf b = { 0 };
+
+	if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
+		return 0;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(x, n, path, "expected a list of service policies");
+	if (yaml_to_json(x, n, &b, 0) || b.oom) {
+		free(b.s);
+		return b.oom ? -ENOMEM : fail(x, n, path, "keys must be plain names");
+	}
+	free(x->c->continuous.policies_json);
+	x->c->continuous.policies_json = b.s;
+	return 0;
+}
+
 static int parse_value(struct ctx *x, const struct key *k, yaml_node_t *n)
 {
 	void *dst = (char *)x->c + k->off;
@@ -768,6 +892,9 @@ static int walk_mapping(struct ctx *x, yaml_node_t *n, const char *prefix)
 			break;
 		case K_FINDERS:
 			r = parse_finders(x, v, path);
+			break;
+		case K_POLICIES:
+			r = parse_policies(x, v, path);
 			break;
 		default:
 			r = parse_value(x, key, v);

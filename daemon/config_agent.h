@@ -65,6 +65,8 @@ struct agent_config {
 		char *meter_prefix;
 		uint64_t fetch_interval_ms, check_interval_ms;
 		uint64_t execute_duration_ms, silence_duration_ms;
+		/* skyprof.continuous.policies as ServiceWithPolicyJSON text (no OAP) */
+		char *policies_json;
 	} continuous;
 
 	struct {

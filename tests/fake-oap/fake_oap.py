@@ -197,7 +197,27 @@ class FakeOAP:
     def query_policies(self, req, context):
         self.check_auth(context)
         self.record('queryPolicies', req)
-        return self.cls('Commands')()
+        if not self.args.policy:
+            return self.cls('Commands')()
+        # Like the OAP: answer only for services whose UUID differs from the
+        # agent's; the file is re-read each time so a test can change it.
+        # A file that is not JSON is sent as it is (for the malformed case).
+        with open(self.args.policy) as f:
+            raw = f.read()
+        try:
+            pol = json.loads(raw)
+        except ValueError:
+            return self.commands([{'command': 'ContinuousProfilingPolicyQuery',
+                                   'args': [['SerialNumber', str(uuid.uuid4())],
+                                            ['ServiceWithPolicyJSON', raw]]}])
+        held = {q.serviceName: q.uuid for q in req.policies}
+        out = [e for e in pol if isinstance(e, dict) and e.get('ServiceName') in held and
+               held[e['ServiceName']] != e.get('UUID', '')]
+        if not out:
+            return self.cls('Commands')()
+        return self.commands([{'command': 'ContinuousProfilingPolicyQuery',
+                               'args': [['SerialNumber', str(uuid.uuid4())],
+                                        ['ServiceWithPolicyJSON', json.dumps(out)]]}])
 
     def report_profiling_task(self, req, context):
         self.check_auth(context)
@@ -256,6 +276,7 @@ def main():
     ap.add_argument('--task', action='append', help='TARGET[:SECONDS[:SERVICE]]')
     ap.add_argument('--commands', help='JSON file of raw commands, sent once')
     ap.add_argument('--token', help='require this authentication header')
+    ap.add_argument('--policy', help='ServiceWithPolicyJSON file answered to queryPolicies')
     ap.add_argument('--tls-cert')
     ap.add_argument('--tls-key')
     ap.add_argument('--tls-ca', help='require client certificates signed by this CA')
