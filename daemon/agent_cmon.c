@@ -269,7 +269,8 @@ static void check(struct cmon *m, cmon_busy_fn busy, void *arg, struct task_spec
 			struct cont_trigger tr = { 0 };
 
 			tr.target = ti == 0 ? AGENT_TARGET_ON_CPU : AGENT_TARGET_OFF_CPU;
-			if (wall < p->silence_until[ti] || (busy && busy(arg, ap->pid, tr.target)))
+			if (wall < p->silence_until[ti] ||
+			    (busy && busy(arg, ap->pid, ap->process_id, tr.target)))
 				continue;
 			for (int mo = 0; mo < CONT_NR_MONITORS; mo++) {
 				const struct cont_item *it = &pol.items[ti][mo];

@@ -30,8 +30,11 @@ struct cmon *cmon_new(const struct agent_config *cfg, struct cont_policies *pol,
 		      struct agent_procs *procs, struct upload_queue *queue, const char *proc_root);
 void cmon_free(struct cmon *m);
 
-/* Is a task already held for this pid and target? (not re-triggered while it runs) */
-typedef bool (*cmon_busy_fn)(void *arg, uint32_t pid, int target);
+/*
+ * Is a task already held for this process and target? (not re-triggered
+ * while it runs). Called with the process table locked: it must not lock it.
+ */
+typedef bool (*cmon_busy_fn)(void *arg, uint32_t pid, const char *process_id, int target);
 
 /*
  * Call often (every loop). Local mode: fired policies are written to out

@@ -252,14 +252,15 @@ static void schedule_local(struct agent *a)
 }
 
 /* Not re-triggered while a task runs on the same process and target. */
-static bool busy(void *arg, uint32_t pid, int target)
+static bool busy(void *arg, uint32_t pid, const char *process_id, int target)
 {
 	struct agent *a = arg;
 
+	/* the process table is locked here: compare ids, do not look them up */
 	for (size_t i = 0; i < a->nr_held; i++)
 		if (a->held[i].spec.target == target &&
 		    (a->held[i].run ? run_pid(a->held[i].run) == pid
-				    : procs_pid_of(&a->procs, a->held[i].spec.process_id) == pid))
+				    : !strcmp(a->held[i].spec.process_id, process_id)))
 			return true;
 	return false;
 }
