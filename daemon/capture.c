@@ -17,6 +17,7 @@
 #include <skyprof.h>
 
 #include "capture.h"
+#include "modload_hint.h"
 #include "cgroup.h"
 
 uint64_t capture_mono_ns(void)
@@ -199,8 +200,16 @@ int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t
 
 	memset(c, 0, sizeof(*c));
 	ret = control_open(&c->ctl, &why, c->err, sizeof(c->err));
-	if (ret)
+	if (ret) {
+		if (why == CONTROL_NO_MODULE) {
+			struct modload_state ms;
+			size_t l = strlen(c->err);
+
+			modload_state_read(&ms, NULL);
+			snprintf(c->err + l, sizeof(c->err) - l, "%s", modload_hint_short(&ms));
+		}
 		return ret;
+	}
 	ret = control_get_info(c->ctl, &c->info);
 	if (!ret)
 		ret = control_check_abi(c->ctl, &c->info);

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "control.h"
+#include "modload_hint.h"
 #include "options.h"
 
 static void usage(FILE *f)
@@ -63,6 +64,22 @@ static void print_stats(const struct control_cpu_stats *st, size_t n)
 	print_row("all", &sum);
 }
 
+/* Signature enforcement for a missing module, both versions for an old one. */
+static void explain_open_failure(enum control_open_failure why)
+{
+	struct modload_state ms;
+	char v[64];
+
+	if (why == CONTROL_NO_MODULE) {
+		modload_state_read(&ms, NULL);
+		modload_hint_signing(stderr, &ms);
+	} else if (why == CONTROL_BAD_VERSION) {
+		modload_loaded_version(v, sizeof(v), NULL);
+		fprintf(stderr, "skyprof status: the loaded module is version %s, this skyprof %s\n",
+			v, SKYPROF_VERSION);
+	}
+}
+
 int cmd_status_main(int argc, char **argv)
 {
 	struct control_cpu_stats *st = NULL;
@@ -92,6 +109,7 @@ int cmd_status_main(int argc, char **argv)
 					   : why == CONTROL_BAD_VERSION ? "too old"
 									: "unreachable");
 		fprintf(stderr, "skyprof status: %s\n", err);
+		explain_open_failure(why);
 		return 1;
 	}
 	ret = control_get_info(c, &info);

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Why skyprof.ko is not loaded, as far as the system can tell: module
+ * signature enforcement (module.sig_enforce=1, lockdown under Secure Boot)
+ * and what to do about it (sign with the DKMS MOK key, enrol it with
+ * mokutil). Used by the error paths of `skyprof status` and `record` on top
+ * of control_open's one-line message.
+ */
+#ifndef SKYPROF_MODLOAD_HINT_H
+#define SKYPROF_MODLOAD_HINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct modload_state {
+	bool sig_enforce;     /* /sys/module/module/parameters/sig_enforce is Y */
+	bool lockdown;        /* lockdown integrity or confidentiality is active */
+	bool secure_boot;     /* the EFI SecureBoot variable says enabled */
+	int module_signed;    /* installed skyprof.ko: 1 signed, 0 unsigned, -1 unknown/none */
+	char module_path[256];/* the installed skyprof.ko found, or "" */
+	char refusal[256];    /* the kernel's log line refusing a module, or "" */
+};
+
+/* Reads the state from /sys, /proc and /dev/kmsg; root paths for tests. */
+void modload_state_read(struct modload_state *s, const char *sysroot);
+
+/* True when the kernel only loads signed modules. */
+bool modload_enforced(const struct modload_state *s);
+
+/*
+ * Writes the multi-line signing explanation (no trailing newline-less
+ * output; every line ends in '\n') when the kernel enforces signatures;
+ * returns whether it wrote anything.
+ */
+bool modload_hint_signing(FILE *f, const struct modload_state *s);
+
+/* One short clause for one-line messages (record), or "" when not enforced. */
+const char *modload_hint_short(const struct modload_state *s);
+
+/*
+ * For a version mismatch: the loaded module's version from
+ * /sys/module/skyprof/version into buf ("?" when unreadable).
+ */
+void modload_loaded_version(char *buf, size_t len, const char *sysroot);
+
+#endif
