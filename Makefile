@@ -68,14 +68,41 @@ demo: deps
 bench: deps
 	@tests/bench/run
 
+# What `make install` puts where (docs/install.md lists the same files, and
+# tests/host/50-install.sh checks the list). The unit and the config live
+# outside PREFIX by default because systemd and the unit look for them there;
+# the unit's paths are rewritten to the PREFIX and SYSCONFDIR installed to.
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DOCDIR     ?= $(PREFIX)/share/doc/skyprof
 install: daemon
 	install -D -m 0755 $(SKYPROF_BIN) $(DESTDIR)$(PREFIX)/bin/skyprof
+	install -D -m 0644 daemon/man/skyprof.8 $(DESTDIR)$(MANDIR)/man8/skyprof.8
+	install -D -m 0644 daemon/completion/skyprof.bash-completion $(DESTDIR)$(BASHCOMPDIR)/skyprof
+	install -D -m 0644 docs/agent.md $(DESTDIR)$(DOCDIR)/agent.md
+	install -D -m 0644 docs/install.md $(DESTDIR)$(DOCDIR)/install.md
+	mkdir -p $(DESTDIR)$(UNITDIR)
+	sed -e 's|/usr/local/bin/skyprof|$(PREFIX)/bin/skyprof|g' \
+	    -e 's|/etc/skyprof/|$(SYSCONFDIR)/skyprof/|g' \
+	    -e 's|/usr/share/doc/skyprof/|$(DOCDIR)/|g' \
+	    dist/skyprof-agent.service >$(DESTDIR)$(UNITDIR)/skyprof-agent.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/skyprof-agent.service
+	@# An edited config is the admin's: never overwritten.
+	if [ -e $(DESTDIR)$(SYSCONFDIR)/skyprof/agent.yaml ]; then \
+		echo "install: keeping $(DESTDIR)$(SYSCONFDIR)/skyprof/agent.yaml"; \
+	else install -D -m 0640 dist/skyprof-agent.yaml $(DESTDIR)$(SYSCONFDIR)/skyprof/agent.yaml; fi
 
-# The module sources, as DKMS wants them, in /usr/src/skyprof-VERSION.
+# The module sources, as DKMS wants them, in /usr/src/skyprof-VERSION: only
+# the files the Kbuild needs (no objects of an in-tree build), and dkms.conf
+# with the version of the VERSION file.
 DKMS_SRC = $(DESTDIR)/usr/src/skyprof-$(VERSION)
 dkms-install:
 	rm -rf "$(DKMS_SRC)" && mkdir -p "$(DKMS_SRC)"
-	cp -a Kbuild VERSION kmod include "$(DKMS_SRC)/"
+	tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='compat-generated*' --exclude='.probes' \
+		Kbuild VERSION kmod include | tar -x -C "$(DKMS_SRC)"
 	sed 's/@VERSION@/$(VERSION)/' dkms.conf >"$(DKMS_SRC)/dkms.conf"
 	@echo "module sources in $(DKMS_SRC): dkms add skyprof/$(VERSION) && dkms install skyprof/$(VERSION)"
 
