@@ -19,7 +19,6 @@ PACKAGES=(
 	# checks of outputs: go tool pprof as the independent pprof decoder, the
 	# devtools client for the headless flame-graph test, a font for screenshots
 	golang-go python3-websocket fonts-dejavu-core
-	# DKMS packaging test (tests/host/52-dkms.sh)
 	dkms
 )
 missing=()
