@@ -1,3 +1,4 @@
+#!/bin/bash
 # issue 8 acceptance: a PROCESS_CPU >= 50 %, Period 5, Count 3 policy from
 # the fake OAP on the workload's service. The workload idles 10 s (no
 # report), then spins: reportProfilingTask arrives within Period + 5 s of
