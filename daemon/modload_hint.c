@@ -9,9 +9,8 @@
 
 #include "modload_hint.h"
 
-#define SIG_MAGIC "~Module signature appended~\n"
-#define EFI_SECUREBOOT \
-	"/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e0a9e46fb13a"
+#define SIG_MAGIC      "~Module signature appended~\n"
+#define EFI_SECUREBOOT "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e0a9e46fb13a"
 
 static int read_small(const char *sysroot, const char *path, char *buf, size_t len)
 {
@@ -146,7 +145,8 @@ bool modload_hint_signing(FILE *f, const struct modload_state *s)
 
 	if (!modload_enforced(s))
 		return false;
-	fprintf(f, "skyprof: this kernel loads only modules signed with a key it trusts (%s%s%s).\n",
+	fprintf(f,
+		"skyprof: this kernel loads only modules signed with a key it trusts (%s%s%s).\n",
 		s->sig_enforce ? "module.sig_enforce=1" : "",
 		s->sig_enforce && s->lockdown ? ", " : "",
 		s->lockdown ? (s->secure_boot ? "lockdown under Secure Boot" : "lockdown") : "");
@@ -161,15 +161,19 @@ bool modload_hint_signing(FILE *f, const struct modload_state *s)
 		"  DKMS (3.x) signs the modules it builds with /var/lib/dkms/mok.key and its\n"
 		"  certificate /var/lib/dkms/mok.pub (created by the first build). To use them:\n"
 		"   1. enrol the certificate, once: mokutil --import /var/lib/dkms/mok.pub\n"
-		"      (choose a one-time password, reboot, confirm \"Enroll MOK\" in the MOK manager;\n"
+		"      (choose a one-time password, reboot, confirm \"Enroll MOK\" in the MOK "
+		"manager;\n"
 		"      mokutil --test-key /var/lib/dkms/mok.pub says whether it is enrolled);\n"
-		"   2. rebuild and install the module signed: dkms install --force skyprof/VERSION\n"
+		"   2. rebuild and install the module signed: dkms install --force "
+		"skyprof/VERSION\n"
 		"      -k %s, or sign a module built by hand with the kernel's sign-file:\n"
 		"      /lib/modules/%s/build/scripts/sign-file sha256 /var/lib/dkms/mok.key \\\n"
 		"          /var/lib/dkms/mok.pub skyprof.ko\n"
 		"   3. modprobe skyprof\n"
-		"  Without Secure Boot, module.sig_enforce=1 accepts only keys built into the kernel\n"
-		"  or in its platform keyring: a MOK is trusted only when the shim loaded the kernel.\n",
+		"  Without Secure Boot, module.sig_enforce=1 accepts only keys built into the "
+		"kernel\n"
+		"  or in its platform keyring: a MOK is trusted only when the shim loaded the "
+		"kernel.\n",
 		rel, rel);
 	return true;
 }

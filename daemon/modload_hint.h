@@ -14,12 +14,12 @@
 #include <stdio.h>
 
 struct modload_state {
-	bool sig_enforce;     /* /sys/module/module/parameters/sig_enforce is Y */
-	bool lockdown;        /* lockdown integrity or confidentiality is active */
-	bool secure_boot;     /* the EFI SecureBoot variable says enabled */
-	int module_signed;    /* installed skyprof.ko: 1 signed, 0 unsigned, -1 unknown/none */
-	char module_path[256];/* the installed skyprof.ko found, or "" */
-	char refusal[256];    /* the kernel's log line refusing a module, or "" */
+	bool sig_enforce;      /* /sys/module/module/parameters/sig_enforce is Y */
+	bool lockdown;	       /* lockdown integrity or confidentiality is active */
+	bool secure_boot;      /* the EFI SecureBoot variable says enabled */
+	int module_signed;     /* installed skyprof.ko: 1 signed, 0 unsigned, -1 unknown/none */
+	char module_path[256]; /* the installed skyprof.ko found, or "" */
+	char refusal[256];     /* the kernel's log line refusing a module, or "" */
 };
 
 /* Reads the state from /sys, /proc and /dev/kmsg; root paths for tests. */
@@ -29,8 +29,8 @@ void modload_state_read(struct modload_state *s, const char *sysroot);
 bool modload_enforced(const struct modload_state *s);
 
 /*
- * Writes the multi-line signing explanation (no trailing newline-less
- * output; every line ends in '\n') when the kernel enforces signatures;
+ * Writes the multi-line signing explanation (every line ends in
+ * a newline) when the kernel enforces signatures;
  * returns whether it wrote anything.
  */
 bool modload_hint_signing(FILE *f, const struct modload_state *s);
