@@ -52,13 +52,29 @@ static int put_name(struct linebuf *b, const char *name)
 struct walk {
 	const struct view *v;
 	struct linebuf *b;
+	size_t comm_len; /* the line up to the end of the comm frame */
+	bool seen_main;
 };
 
+/*
+ * The user frames above the first `main` from the root are the C runtime's
+ * process start (_start, __libc_start_main, __libc_start_call_main, or their
+ * addresses in a stripped libc, which print as [unknown]): they say nothing
+ * about the program and split one program path into several. The folded
+ * lines and the flame graph therefore start the user stack at `main`, as the
+ * program's own entry; threads (start_thread/clone roots) are left alone,
+ * and the pprof output keeps every frame.
+ */
 static int frame(void *arg, uint32_t func, bool kernel)
 {
 	struct walk *w = arg;
+	const char *name = view_str(w->v, w->v->functions[func].name);
 
-	if (put(w->b, ";", 1) || put_name(w->b, view_str(w->v, w->v->functions[func].name)))
+	if (!kernel && !w->seen_main && !strcmp(name, "main")) {
+		w->seen_main = true;
+		w->b->len = w->comm_len;
+	}
+	if (put(w->b, ";", 1) || put_name(w->b, name))
 		return -ENOMEM;
 	return kernel ? put(w->b, "_[k]", 4) : 0;
 }
@@ -81,6 +97,8 @@ int fold_build(struct fold *f, const struct view *v)
 			continue;
 		b.len = 0;
 		r = put_name(&b, view_str(v, s->comm));
+		w.comm_len = b.len;
+		w.seen_main = false;
 		if (!r)
 			r = view_walk_root_first(v, s, frame, &w);
 		if (r)

@@ -115,6 +115,46 @@ static void test_folded(void **state)
 	assert_true(found);
 }
 
+/* Folded lines start the user stack at main: the C runtime's start frames
+ * above it are dropped, thread roots are kept, pprof keeps everything. */
+static void test_folded_runtime_root(void **state)
+{
+	struct view *v = vf_make(PROFILE_ONCPU);
+	struct view_sample s = { 0 };
+	uint32_t f_start = vf_func(v, "_start"), f_libc = vf_func(v, "__libc_start_main");
+	uint32_t f_thr = vf_func(v, "start_thread"), f_work = vf_func(v, "worker");
+	uint32_t f_main = vf_func(v, "main"), f_leaf = vf_func(v, "spin_leaf");
+	uint32_t st[4], th[2];
+	struct profile *p;
+	bool found;
+
+	(void)state;
+	st[0] = vf_loc(v, 0x404100, 1, false, &f_leaf, 1);
+	st[1] = vf_loc(v, 0x401100, 1, false, &f_main, 1);
+	st[2] = vf_loc(v, 0x7f0000001000ULL, 0, false, &f_libc, 1);
+	st[3] = vf_loc(v, 0x400100, 1, false, &f_start, 1);
+	s.nr_locs = 4;
+	s.pid = s.tid = 300;
+	s.comm = (uint32_t)strtab_intern(&v->strs, "rt");
+	s.count = s.weight = 7;
+	view_add_sample(v, &s, st);
+	th[0] = vf_loc(v, 0x405000, 1, false, &f_work, 1);
+	th[1] = vf_loc(v, 0x7f0000002000ULL, 0, false, &f_thr, 1);
+	s.nr_locs = 2;
+	s.tid = 301;
+	s.count = s.weight = 3;
+	view_add_sample(v, &s, th);
+	p = profile_from_view(v);
+	assert_non_null(p);
+	assert_int_equal(output_write(p, tmp("rt.folded"), OUTPUT_FOLDED), 0);
+	assert_int_equal(folded_total(tmp("rt.folded"), "rt;main;spin_leaf 7", &found),
+			 VF_TOTAL + 10);
+	assert_true(found);
+	folded_total(tmp("rt.folded"), "rt;start_thread;worker 3", &found);
+	assert_true(found);
+	profile_free(p);
+}
+
 /* Raw samples without a symbolizer: frames named by address, non-leaf
  * return addresses moved into the call, identical stacks merged. */
 static void test_profile_to_folded(void **state)
@@ -443,6 +483,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_from_path),
 		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_folded_runtime_root),
 		cmocka_unit_test(test_profile_to_folded),
 		cmocka_unit_test(test_pprof_roundtrip),
 		cmocka_unit_test(test_pprof_go_tool),
