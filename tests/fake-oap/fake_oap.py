@@ -51,16 +51,20 @@ def oap_process_id(service, instance, process):
 
 class Recorder:
     def __init__(self, path):
-        self.f = open(path, 'a', buffering=1) if path else None
+        # One write(2) per record on an O_APPEND fd: a buffered text file
+        # splits lines longer than its buffer into several writes, and a
+        # test reading the file meanwhile would see half a record.
+        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644) if path else None
         self.lock = threading.Lock()
 
     def write(self, rec):
         rec.setdefault('time', time.time())
         line = json.dumps(rec, sort_keys=True)
         with self.lock:
-            if self.f:
-                self.f.write(line + '\n')
-                self.f.flush()
+            if self.fd is not None:
+                data = (line + '\n').encode()
+                while data:
+                    data = data[os.write(self.fd, data):]
 
 
 class FakeOAP:

@@ -45,7 +45,10 @@ sys.path.insert(0, sys.argv[0] and '.')
 from hashlib import sha256
 from base64 import b64encode
 for l in open(sys.argv[1]):
-    r = json.loads(l)
+    try:
+        r = json.loads(l)
+    except ValueError:
+        continue  # a line the fake OAP is still writing
     if r.get('method') != 'reportProcesses':
         continue
     for p in r['msg']['processes']:
