@@ -1,11 +1,13 @@
 # issue 4 acceptance: agreement with `perf record -g` on the same workload in
 # the same guest: the self shares of perf's top-10 functions, as skyprof
 # measures them, within 3 percentage points. Both use the cpu-clock software
-# event (TCG has no PMU), one after the other on an idle guest, at 299 Hz for
-# 8 s: under TCG, perf's own -g callchain cost at 999 Hz moves ~3 % of its
-# samples into handle_softirqs (measured: perf -g 96.3 % spin_leaf at 999 Hz,
-# 98.7 % at 299 Hz and without -g; skyprof 98.5-98.8 % at both), which is
-# perf's overhead, not a disagreement about the workload.
+# event (TCG has no PMU), one after the other on an idle guest, at 99 Hz for
+# 12 s: under TCG, perf's own -g callchain cost moves samples into softirq
+# entry (measured: perf -g 96.3 % spin_leaf at 999 Hz, 98.7 % at 299 Hz and
+# without -g; skyprof 98.5-98.8 % at both; on 5.10 with a loaded host, perf -g
+# gave 88.3 % at 299 Hz with 7.7 % in __softirqentry_text_start against
+# skyprof's 0.1 %), which is perf's overhead, not a disagreement about the
+# workload: the lowest rate keeps that overhead smallest.
 set -eu
 . "$(dirname "$0")/record-lib.bash"
 
@@ -14,8 +16,8 @@ command -v perf >/dev/null || { echo "skip: perf not installed in the guest"; ex
 perf --version >/dev/null 2>&1 || { echo "skip: perf does not run on $(uname -r)"; exit 77; }
 cd "$OUT"
 
-"$SKYPROF" record -F 299 --clock perf -o sky.folded -- "$wl" 8 </dev/null
-perf record -q -e cpu-clock -F 299 -g -o perf.data -- "$wl" 8 </dev/null >/dev/null 2>perf.err ||
+"$SKYPROF" record -F 99 --clock perf -o sky.folded -- "$wl" 12 </dev/null
+perf record -q -e cpu-clock -F 99 -g -o perf.data -- "$wl" 12 </dev/null >/dev/null 2>perf.err ||
 	{ echo "skip: perf record failed: $(tail -1 perf.err)"; exit 77; }
 perf report -i perf.data --stdio --no-children --sort sym -g none 2>/dev/null |
 	awk '/^ *[0-9.]+%/ {p = $1; sub(/%/, "", p); $1 = ""; $2 = ""; sub(/^ +/, "");
