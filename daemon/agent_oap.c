@@ -188,6 +188,18 @@ static void succeeded(struct agent_oap *o)
 	o->backoff_ms = 0;
 }
 
+/* The wire form of a request (malloc'ed), or NULL on -ENOMEM. */
+static uint8_t *pack_msg(const ProtobufCMessage *m, size_t *len)
+{
+	uint8_t *buf;
+
+	*len = protobuf_c_message_get_packed_size(m);
+	buf = malloc(*len ? *len : 1);
+	if (buf)
+		protobuf_c_message_pack(m, buf);
+	return buf;
+}
+
 /* A call whose answer must be OK; 0 with res->body, or -1 after failed(). */
 static int call(struct agent_oap *o, const char *what, const char *path, const uint8_t *req,
 		size_t len, struct grpc_result *res)
@@ -201,6 +213,34 @@ static int call(struct agent_oap *o, const char *what, const char *path, const u
 		return -1;
 	}
 	succeeded(o);
+	return 0;
+}
+
+/*
+ * A call answered with Commands (queryTasks, queryPolicies,
+ * reportProfilingTask): -1 when it failed, else 0 with *out, which is NULL
+ * when the answer did not decode (logged and counted).
+ */
+static int call_commands(struct agent_oap *o, const char *what, const char *path,
+			 const ProtobufCMessage *req, Skywalking__V3__Commands **out)
+{
+	struct grpc_result res;
+	size_t len;
+	uint8_t *buf = pack_msg(req, &len);
+	int r = buf ? call(o, what, path, buf, len, &res) : -1;
+
+	free(buf);
+	*out = NULL;
+	if (r)
+		return -1;
+	*out = skywalking__v3__commands__unpack(NULL, res.body_len,
+						res.body ? res.body : (const uint8_t *)"");
+	if (!*out) {
+		log_warn("OAP %s: %s: the answer does not decode as Commands; ignored",
+			 o->cfg->backend.addr, what);
+		o->st.commands_rejected++;
+	}
+	grpc_result_free(&res);
 	return 0;
 }
 
@@ -332,10 +372,7 @@ static void report(struct agent_oap *o, bool full)
 	list.n_processes = n;
 	list.processes = pp;
 	list.ebpfagentid = o->agent_id;
-	len = skywalking__v3__ebpfprocess_report_list__get_packed_size(&list);
-	buf = malloc(len ? len : 1);
-	if (buf)
-		skywalking__v3__ebpfprocess_report_list__pack(&list, buf);
+	buf = pack_msg(&list.base, &len);
 	pthread_mutex_unlock(&t->lock);
 	if (!buf || call(o, "reportProcesses", PATH_REPORT, buf, len, &res))
 		goto out;
@@ -459,10 +496,7 @@ static void keep_alive(struct agent_oap *o)
 	list.n_processes = n;
 	list.processes = pkp;
 	list.ebpfagentid = o->agent_id;
-	len = skywalking__v3__ebpfprocess_ping_pkg_list__get_packed_size(&list);
-	buf = malloc(len ? len : 1);
-	if (buf)
-		skywalking__v3__ebpfprocess_ping_pkg_list__pack(&list, buf);
+	buf = pack_msg(&list.base, &len);
 	pthread_mutex_unlock(&t->lock);
 	if (buf && !call(o, "keepAlive", PATH_KEEPALIVE, buf, len, &res))
 		grpc_result_free(&res);
@@ -481,26 +515,11 @@ static void query_tasks(struct agent_oap *o)
 {
 	Skywalking__V3__EBPFProfilingTaskQuery q = SKYWALKING__V3__EBPFPROFILING_TASK_QUERY__INIT;
 	Skywalking__V3__Commands *cmds;
-	struct grpc_result res;
-	uint8_t buf[256];
-	size_t len;
 
 	q.roverinstanceid = o->agent_id;
 	q.latestupdatetime = (int64_t)o->latest_update_ms;
-	len = skywalking__v3__ebpfprofiling_task_query__get_packed_size(&q);
-	if (len > sizeof(buf))
+	if (call_commands(o, "queryTasks", PATH_QUERY, &q.base, &cmds) || !cmds)
 		return;
-	skywalking__v3__ebpfprofiling_task_query__pack(&q, buf);
-	if (call(o, "queryTasks", PATH_QUERY, buf, len, &res))
-		return;
-	cmds = skywalking__v3__commands__unpack(NULL, res.body_len, res.body ? res.body : buf);
-	if (!cmds) {
-		log_warn("OAP %s: queryTasks: the answer does not decode as Commands; ignored",
-			 o->cfg->backend.addr);
-		o->st.commands_rejected++;
-		grpc_result_free(&res);
-		return;
-	}
 	for (size_t i = 0; i < cmds->n_commands; i++) {
 		struct task_spec t;
 		char err[256];
@@ -531,7 +550,6 @@ static void query_tasks(struct agent_oap *o)
 			log_warn("OAP: out of memory queueing task %s", t.task_id);
 	}
 	skywalking__v3__commands__free_unpacked(cmds, NULL);
-	grpc_result_free(&res);
 }
 
 /* Continuous profiling ------------------------------------------------------------------ */
@@ -556,9 +574,7 @@ static void query_policies(struct agent_oap *o)
 	char(*uuids)[128] = NULL;
 	char **names = NULL;
 	Skywalking__V3__Commands *cmds;
-	struct grpc_result res;
-	uint8_t *buf = NULL;
-	size_t n = 0, len;
+	size_t n = 0;
 
 	pthread_mutex_lock(&t->lock);
 	names = calloc(t->n ? t->n : 1, sizeof(*names));
@@ -589,21 +605,8 @@ static void query_policies(struct agent_oap *o)
 	}
 	q.n_policies = n;
 	q.policies = ep;
-	len = skywalking__v3__continuous_profiling_policy_query__get_packed_size(&q);
-	buf = malloc(len ? len : 1);
-	if (!buf)
+	if (call_commands(o, "queryPolicies", PATH_POLICIES, &q.base, &cmds) || !cmds)
 		goto out;
-	skywalking__v3__continuous_profiling_policy_query__pack(&q, buf);
-	if (call(o, "queryPolicies", PATH_POLICIES, buf, len, &res))
-		goto out;
-	cmds = skywalking__v3__commands__unpack(NULL, res.body_len, res.body ? res.body : buf);
-	if (!cmds) {
-		log_warn("OAP %s: queryPolicies: the answer does not decode as Commands; ignored",
-			 o->cfg->backend.addr);
-		o->st.commands_rejected++;
-		grpc_result_free(&res);
-		goto out;
-	}
 	for (size_t i = 0; i < cmds->n_commands; i++) {
 		const Skywalking__V3__Command *c = cmds->commands[i];
 		const char *js = cmd_arg(c, "ServiceWithPolicyJSON");
@@ -625,7 +628,6 @@ static void query_policies(struct agent_oap *o)
 		o->st.policies_applied += st.services;
 	}
 	skywalking__v3__commands__free_unpacked(cmds, NULL);
-	grpc_result_free(&res);
 out:
 	for (size_t i = 0; names && i < n; i++)
 		free(names[i]);
@@ -633,7 +635,6 @@ out:
 	free(ents);
 	free(ep);
 	free(uuids);
-	free(buf);
 }
 
 /* Report one fired policy; the task id of the answer becomes a task for the
@@ -649,10 +650,7 @@ static bool report_trigger(struct agent_oap *o, const struct cont_trigger *tr)
 	Skywalking__V3__ContinuousOffCPUProfilingTask off =
 		SKYWALKING__V3__CONTINUOUS_OFF_CPUPROFILING_TASK__INIT;
 	Skywalking__V3__Commands *cmds;
-	struct grpc_result res;
 	struct task_spec t = { 0 };
-	uint8_t *buf;
-	size_t len;
 	const char *id = NULL;
 
 	r.layer = (char *)tr->layer;
@@ -682,18 +680,8 @@ static bool report_trigger(struct agent_oap *o, const struct cont_trigger *tr)
 			SKYWALKING__V3__CONTINUOUS_PROFILING_REPORT__TARGET_TASK_ON_CPU;
 		r.oncpu = &on;
 	}
-	len = skywalking__v3__continuous_profiling_report__get_packed_size(&r);
-	buf = malloc(len ? len : 1);
-	if (!buf)
+	if (call_commands(o, "reportProfilingTask", PATH_CONT_TASK, &r.base, &cmds))
 		return false;
-	skywalking__v3__continuous_profiling_report__pack(&r, buf);
-	if (call(o, "reportProfilingTask", PATH_CONT_TASK, buf, len, &res)) {
-		free(buf);
-		return false;
-	}
-	free(buf);
-	cmds = skywalking__v3__commands__unpack(NULL, res.body_len,
-						res.body ? res.body : (const uint8_t *)"");
 	for (size_t i = 0; cmds && i < cmds->n_commands && !id; i++) {
 		const Skywalking__V3__Command *c = cmds->commands[i];
 
@@ -722,7 +710,6 @@ static bool report_trigger(struct agent_oap *o, const struct cont_trigger *tr)
 	}
 	if (cmds)
 		skywalking__v3__commands__free_unpacked(cmds, NULL);
-	grpc_result_free(&res);
 	return true;
 }
 
