@@ -141,6 +141,21 @@ static bool code_is_transient(int code)
 	}
 }
 
+/* Answers that come from the OAP's interceptors or its method table, before
+ * any message reaches a handler: nothing of the request was stored. */
+static bool refused_unread(int code)
+{
+	switch (code) {
+	case GRPC_PERMISSION_DENIED:
+	case GRPC_UNAUTHENTICATED:
+	case GRPC_RESOURCE_EXHAUSTED:
+	case GRPC_UNIMPLEMENTED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static const char *hint(int code)
 {
 	switch (code) {
@@ -729,7 +744,13 @@ static void report_triggers(struct agent_oap *o)
 
 /* Uploads ---------------------------------------------------------------------------- */
 
-/* Send one batch; false when the OAP failed (the batch went back in front). */
+/*
+ * Send one batch; false when the OAP failed. Delivery is at most once per
+ * message: a batch goes again only when none of it can have reached the
+ * OAP (no connection, or refused unread); after a stream broke with some
+ * messages written, those are counted as unconfirmed and only the rest goes
+ * again (queue_unconfirmed).
+ */
 static bool send_batch(struct agent_oap *o, struct upload_batch *b)
 {
 	struct grpc_msg *m = calloc(b->n ? b->n : 1, sizeof(*m));
@@ -755,6 +776,15 @@ static bool send_batch(struct agent_oap *o, struct upload_batch *b)
 	}
 	failed(o, b->what[0] ? b->what : "upload", rc, &res);
 	grpc_result_free(&res);
+	if (res.msgs_sent && !(!rc && refused_unread(res.code))) {
+		/* At most once: what went out may be stored already. */
+		log_warn("OAP: %s: the stream broke after %zu of %zu messages were written: "
+			 "those are counted as unconfirmed and not sent again%s",
+			 b->what, res.msgs_sent, b->n,
+			 res.msgs_sent < b->n ? "; the rest will be" : "");
+		queue_unconfirmed(o->queue, b, res.msgs_sent);
+		return false;
+	}
 	if (!rc && !code_is_transient(res.code) && b->attempts >= 2) {
 		/* The OAP keeps refusing this data: resending it forever would stall
 		 * everything behind it. */

@@ -24,12 +24,13 @@ struct upload_batch *batch_new(const char *path, const char *what)
 	return b;
 }
 
-int batch_add(struct upload_batch *b, uint8_t *msg, size_t len)
+int batch_add_units(struct upload_batch *b, uint8_t *msg, size_t len, uint64_t units)
 {
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 16;
 		uint8_t **m = realloc(b->msgs, cap * sizeof(*m));
 		size_t *l;
+		uint64_t *u;
 
 		if (!m)
 			return -ENOMEM;
@@ -38,12 +39,37 @@ int batch_add(struct upload_batch *b, uint8_t *msg, size_t len)
 		if (!l)
 			return -ENOMEM;
 		b->lens = l;
+		u = realloc(b->munits, cap * sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		b->munits = u;
 		b->cap = cap;
 	}
 	b->msgs[b->n] = msg;
 	b->lens[b->n] = len;
+	b->munits[b->n] = units;
 	b->n++;
 	b->bytes += len + MSG_OVERHEAD;
+	b->units += units;
+	return 0;
+}
+
+int batch_add(struct upload_batch *b, uint8_t *msg, size_t len)
+{
+	return batch_add_units(b, msg, len, 0);
+}
+
+int batch_set_prefix(struct upload_batch *b, const uint8_t *p, size_t len)
+{
+	uint8_t *c = malloc(len ? len : 1);
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, p, len);
+	free(b->prefix);
+	b->bytes += len - b->prefix_len;
+	b->prefix = c;
+	b->prefix_len = len;
 	return 0;
 }
 
@@ -55,6 +81,8 @@ void batch_free(struct upload_batch *b)
 		free(b->msgs[i]);
 	free(b->msgs);
 	free(b->lens);
+	free(b->munits);
+	free(b->prefix);
 	free(b);
 }
 
@@ -213,4 +241,72 @@ void queue_close(struct upload_queue *q)
 	q->closing = true;
 	pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
+}
+
+void queue_unconfirmed(struct upload_queue *q, struct upload_batch *b, size_t k)
+{
+	uint64_t units = 0;
+	size_t bytes = 0;
+	uint8_t *first = NULL;
+
+	if (k > b->n)
+		k = b->n;
+	if (!k) {
+		queue_return(q, b);
+		return;
+	}
+	for (size_t i = 0; i < k; i++) {
+		units += b->munits[i];
+		bytes += b->lens[i] + MSG_OVERHEAD;
+	}
+	if (k < b->n && b->prefix) {
+		first = malloc(b->prefix_len + b->lens[k]);
+		if (first) {
+			memcpy(first, b->prefix, b->prefix_len);
+			memcpy(first + b->prefix_len, b->msgs[k], b->lens[k]);
+		}
+	}
+	pthread_mutex_lock(&q->lock);
+	q->st.unconfirmed_batches++;
+	q->st.unconfirmed_msgs += k;
+	q->st.unconfirmed_units += units;
+	pthread_mutex_unlock(&q->lock);
+	for (size_t i = 0; i < k; i++)
+		free(b->msgs[i]);
+	b->n -= k;
+	memmove(b->msgs, b->msgs + k, b->n * sizeof(*b->msgs));
+	memmove(b->lens, b->lens + k, b->n * sizeof(*b->lens));
+	memmove(b->munits, b->munits + k, b->n * sizeof(*b->munits));
+	b->bytes -= bytes;
+	b->units -= units;
+	if (!b->n) {
+		batch_free(b);
+		return;
+	}
+	if (b->prefix) {
+		if (!first) {
+			queue_drop(q, b);
+			return;
+		}
+		free(b->msgs[0]);
+		b->msgs[0] = first;
+		b->lens[0] += b->prefix_len;
+		b->bytes += b->prefix_len;
+	}
+	queue_return(q, b);
+}
+
+size_t queue_drop_all(struct upload_queue *q)
+{
+	struct upload_batch *b;
+	size_t n = 0;
+
+	pthread_mutex_lock(&q->lock);
+	while ((b = unlink_head(q))) {
+		count_drop(q, b);
+		batch_free(b);
+		n++;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return n;
 }

@@ -21,10 +21,19 @@ struct upload_batch {
 	char what[160];	  /* for log lines: "task T pid P" */
 	uint8_t **msgs;
 	size_t *lens;
+	uint64_t *munits; /* per message, summing to units */
 	size_t n, cap;
 	size_t bytes;
 	uint64_t units; /* what the batch carries (dumpCount sum...) for the counters */
 	unsigned int attempts;
+	/*
+	 * Prepended to the first message of what is left of the batch after a
+	 * split (queue_unconfirmed): protobuf merges concatenated encodings, so
+	 * this is how the remainder's first message gets the task metadata the
+	 * OAP needs on every stream's first message. NULL: none.
+	 */
+	uint8_t *prefix;
+	size_t prefix_len;
 };
 
 struct upload_stats {
@@ -32,6 +41,8 @@ struct upload_stats {
 	uint64_t sent_msgs, dropped_msgs;
 	uint64_t dropped_bytes;
 	uint64_t sent_units, dropped_units;
+	/* written to a stream that then broke: maybe stored by the OAP, never resent */
+	uint64_t unconfirmed_batches, unconfirmed_msgs, unconfirmed_units;
 };
 
 struct upload_queue {
@@ -46,6 +57,10 @@ struct upload_queue {
 struct upload_batch *batch_new(const char *path, const char *what);
 /* Takes ownership of msg (malloc'ed) on 0; -ENOMEM otherwise. */
 int batch_add(struct upload_batch *b, uint8_t *msg, size_t len);
+/* The same, for a message that carries `units` of the batch's units. */
+int batch_add_units(struct upload_batch *b, uint8_t *msg, size_t len, uint64_t units);
+/* Copy p as the batch's prefix (see above); 0 or -ENOMEM. */
+int batch_set_prefix(struct upload_batch *b, const uint8_t *p, size_t len);
 void batch_free(struct upload_batch *b);
 
 void queue_init(struct upload_queue *q, size_t limit_bytes);
@@ -68,8 +83,19 @@ void queue_return(struct upload_queue *q, struct upload_batch *b);
 void queue_sent(struct upload_queue *q, struct upload_batch *b);
 /* Count a batch as dropped (e.g. the OAP rejected it for good) and free it. */
 void queue_drop(struct upload_queue *q, struct upload_batch *b);
+/*
+ * The stream carrying b broke after its first k messages were written to
+ * the connection. The OAP stores each message of a stream as it arrives, so
+ * it may hold those k already: they are counted as unconfirmed and never
+ * sent again (at most once). The rest, which the OAP cannot have seen, goes
+ * back in front as by queue_return, its first message given the prefix; if
+ * that copy fails, the rest is counted as dropped. Consumes b.
+ */
+void queue_unconfirmed(struct upload_queue *q, struct upload_batch *b, size_t k);
 void queue_get_stats(struct upload_queue *q, struct upload_stats *out, size_t *pending_batches,
 		     size_t *pending_bytes);
 void queue_close(struct upload_queue *q);
+/* Count everything still queued as dropped and free it (at exit); returns how many batches. */
+size_t queue_drop_all(struct upload_queue *q);
 
 #endif

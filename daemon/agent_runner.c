@@ -173,7 +173,6 @@ static void flush(struct agent_run *r, uint64_t now)
 		batch_free(b);
 		return;
 	}
-	b->units = tot.count;
 	r->st.uploaded_count += tot.count;
 	r->st.uploaded_weight += tot.weight;
 	r->st.batches++;

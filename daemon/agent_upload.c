@@ -182,6 +182,21 @@ static int32_t clamp32(uint64_t v)
 	return v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
+/* The task metadata alone, for the first message of a batch's remainder. */
+static int set_prefix(struct upload_batch *b, Skywalking__V3__EBPFProfilingTaskMetadata *tm)
+{
+	Skywalking__V3__EBPFProfilingData d = SKYWALKING__V3__EBPFPROFILING_DATA__INIT;
+	uint8_t buf[512];
+	size_t len;
+
+	d.task = tm;
+	len = skywalking__v3__ebpfprofiling_data__get_packed_size(&d);
+	if (len > sizeof(buf))
+		return -ENOMEM; /* two ids under 128 bytes and two numbers: cannot happen */
+	skywalking__v3__ebpfprofiling_data__pack(&d, buf);
+	return batch_set_prefix(b, buf, len);
+}
+
 static int encode(const struct view *v, const struct delta_entry *e,
 		  const struct upload_task_meta *m, bool first, struct upload_batch *b,
 		  struct frames *f)
@@ -245,11 +260,11 @@ static int encode(const struct view *v, const struct delta_entry *e,
 	if (!buf)
 		return -ENOMEM;
 	skywalking__v3__ebpfprofiling_data__pack(&d, buf);
-	if (batch_add(b, buf, len)) {
+	if (batch_add_units(b, buf, len, e->cur_count - e->sent_count)) {
 		free(buf);
 		return -ENOMEM;
 	}
-	return 0;
+	return first ? set_prefix(b, &tm) : 0;
 }
 
 int upload_collect(struct delta_table *t, const struct view *v, uint32_t pid,

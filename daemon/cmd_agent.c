@@ -285,11 +285,13 @@ static void report_stats(struct agent *a, const char *when)
 	queue_get_stats(&a->queue, &st, &pb, &pbytes);
 	log_info("agent %s: tasks started %" PRIu64 " failed %" PRIu64 "; uploads: %" PRIu64
 		 " batches sent (%" PRIu64 " messages, count %" PRIu64 "), %" PRIu64
-		 " dropped (%" PRIu64 " messages, count %" PRIu64 ", %" PRIu64
-		 " bytes), %zu pending (%zu bytes); OAP calls ok %" PRIu64 " failed %" PRIu64,
+		 " dropped (%" PRIu64 " messages, count %" PRIu64 ", %" PRIu64 " bytes), %" PRIu64
+		 " unconfirmed (%" PRIu64 " messages, count %" PRIu64
+		 "), %zu pending (%zu bytes); OAP calls ok %" PRIu64 " failed %" PRIu64,
 		 when, a->tasks_started, a->tasks_failed, st.sent_batches, st.sent_msgs,
 		 st.sent_units, st.dropped_batches, st.dropped_msgs, st.dropped_units,
-		 st.dropped_bytes, pb, pbytes, (uint64_t)a->oap.st.calls_ok,
+		 st.dropped_bytes, st.unconfirmed_batches, st.unconfirmed_msgs,
+		 st.unconfirmed_units, pb, pbytes, (uint64_t)a->oap.st.calls_ok,
 		 (uint64_t)a->oap.st.calls_failed);
 }
 
@@ -366,6 +368,7 @@ int cmd_agent_main(int argc, char **argv)
 	const char *config = NULL, *level = NULL;
 	bool check_only = false;
 	char err[1024];
+	size_t nin;
 	int opt, r;
 
 	optind = 1;
@@ -491,6 +494,10 @@ int cmd_agent_main(int argc, char **argv)
 		held_stop(&a, a.nr_held - 1);
 	if (a.oap_mode)
 		oap_stop(&a.oap, STOP_DRAIN_MS);
+	nin = queue_drop_all(&a.queue);
+	if (nin)
+		log_warn("agent: %zu upload batches not sent within %d ms: dropped", nin,
+			 STOP_DRAIN_MS);
 	report_stats(&a, "exit");
 	cmon_free(a.cmon);
 	cont_policies_free(&a.policies);

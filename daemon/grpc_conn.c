@@ -39,6 +39,7 @@ struct call {
 	int32_t stream_id;
 	const uint8_t *body; /* framed request messages */
 	size_t body_len, body_off;
+	size_t data_sent; /* DATA payload bytes nghttp2 has written to the transport */
 	struct grpc_reader reader;
 	int http_status;
 	int grpc_status; /* -1 until a grpc-status header arrives */
@@ -472,6 +473,17 @@ static int frame_recv_cb(nghttp2_session *s, const nghttp2_frame *f, void *u)
 	return 0;
 }
 
+static int frame_send_cb(nghttp2_session *s, const nghttp2_frame *f, void *u)
+{
+	struct call *call = call_of(u, f->hd.stream_id);
+
+	(void)s;
+	/* Called once the whole frame went through send_cb. We never pad. */
+	if (call && f->hd.type == NGHTTP2_DATA)
+		call->data_sent += f->hd.length;
+	return 0;
+}
+
 static int data_chunk_cb(nghttp2_session *s, uint8_t flags, int32_t stream_id, const uint8_t *data,
 			 size_t len, void *u)
 {
@@ -615,6 +627,7 @@ int grpc_conn_connect(struct grpc_conn *c, char *err, size_t errlen)
 	nghttp2_session_callbacks_set_send_callback(cbs, send_cb);
 	nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, frame_recv_cb);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cbs, frame_send_cb);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_chunk_cb);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, stream_close_cb);
 	r = nghttp2_session_client_new(&c->h2, cbs, c);
@@ -801,10 +814,23 @@ int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs
 	}
 	finish_result(&call, res);
 out:
+	res->msgs_sent = grpc_msgs_within(msgs, n, call.data_sent);
 	c->call = NULL;
 	grpc_reader_free(&call.reader);
 	free(body);
 	return r;
+}
+
+size_t grpc_msgs_within(const struct grpc_msg *msgs, size_t n, size_t bytes)
+{
+	size_t i, end = 0;
+
+	for (i = 0; i < n; i++) {
+		end += GRPC_FRAME_HDR + msgs[i].len;
+		if (end > bytes)
+			break;
+	}
+	return i;
 }
 
 void grpc_result_free(struct grpc_result *res)

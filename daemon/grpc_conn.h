@@ -40,6 +40,12 @@ struct grpc_result {
 	uint8_t *body;	   /* the first response message (malloc'ed), or NULL */
 	size_t body_len;
 	bool trailers_only; /* the answer was one HEADERS frame */
+	/*
+	 * How many request messages, from the first, were written whole to the
+	 * transport. On a failed call the server may have seen (and stored)
+	 * these, and cannot have seen the others.
+	 */
+	size_t msgs_sent;
 };
 
 struct grpc_conn;
@@ -61,6 +67,9 @@ void grpc_conn_close(struct grpc_conn *c);
 int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs, size_t n,
 	      uint32_t timeout_ms, struct grpc_result *res);
 void grpc_result_free(struct grpc_result *res);
+
+/* How many of msgs, from the first, fit whole (framed) in the first `bytes` bytes. */
+size_t grpc_msgs_within(const struct grpc_msg *msgs, size_t n, size_t bytes);
 
 /*
  * Keepalive: when the connection has been idle for keepalive_ms, PING it and

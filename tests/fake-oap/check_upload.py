@@ -3,10 +3,15 @@
 
 usage: check_upload.py RECORD.jsonl AGENT.log [--target ON_CPU|OFF_CPU]
        [--symbols a,b,c] [--max-first-upload S] [--tolerance PCT]
-       [--allow-dropped]
+       [--allow-dropped] [--at-most-once]
 
 Prints the measured numbers and exits 0 when every check holds. Only streams
-that completed (stream_end ok) count as delivered.
+that completed (stream_end ok) count as delivered, except for --at-most-once:
+there every recorded message counts as stored (the OAP stores each message of
+a stream as it arrives, also when the stream breaks later), no message may be
+stored twice, and what the agent handed over must be delivered or counted as
+dropped or unconfirmed: sent <= stored <= sent + unconfirmed and sent +
+unconfirmed + dropped == handed over.
 """
 import argparse
 import base64
@@ -22,6 +27,48 @@ def process_id(service, instance, process):
     return hashlib.sha256(((process or '_blank') + '_' + iid).encode()).hexdigest()
 
 
+def check_at_most_once(a, task, by_stream, kinds, uploaded, fails):
+    """Per message: stored at most once; per count: delivered or counted."""
+    seen = {}
+    delivered = 0
+    for s in sorted(by_stream):
+        ms = sorted(by_stream[s], key=lambda m: m['index'])
+        t = ms[0]['msg'].get('task')
+        if not t:
+            fails.append('stream %s: the first message has no task metadata' % s)
+            continue
+        if t.get('taskId') != task['task_id']:
+            continue
+        for m in ms:
+            d = m['msg'].get(kinds) or {}
+            key = (t.get('currentTime'), json.dumps(d.get('stacks', []), sort_keys=True))
+            seen[key] = seen.get(key, 0) + 1
+            delivered += int(d.get('dumpCount' if kinds == 'onCPU' else 'switchCount', 0))
+    dups = sum(n - 1 for n in seen.values() if n > 1)
+    log = open(a.log, errors='replace').read()
+    m = re.search(r'agent exit: .* (\d+) batches sent \((\d+) messages, count (\d+)\), (\d+) '
+                  r'dropped \((\d+) messages, count (\d+), \d+ bytes\), (\d+) unconfirmed '
+                  r'\((\d+) messages, count (\d+)\), (\d+) pending', log)
+    if not m:
+        fails.append('no exit statistics with unconfirmed counts in the agent log')
+        return
+    sent, dropped, unconf, pending = (int(m.group(i)) for i in (3, 6, 9, 10))
+    print('at most once: %d messages stored, %d stored twice; count handed over %d = sent %d'
+          ' + unconfirmed %d + dropped %d (pending %d batches); stored %d' % (
+              len(seen), dups, uploaded, sent, unconf, dropped, pending, delivered))
+    print('unconfirmed: %d stored, %d lost (counted)' % (delivered - sent,
+                                                         sent + unconf - delivered))
+    if dups:
+        fails.append('%d messages stored twice' % dups)
+    if sent + unconf + dropped != uploaded:
+        fails.append('sent %d + unconfirmed %d + dropped %d != %d handed over' % (
+            sent, unconf, dropped, uploaded))
+    if delivered < sent:
+        fails.append('stored %d < confirmed sent %d' % (delivered, sent))
+    if delivered > sent + unconf:
+        fails.append('stored %d > sent %d + unconfirmed %d' % (delivered, sent, unconf))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('record')
@@ -32,7 +79,10 @@ def main():
     ap.add_argument('--max-first-upload', type=float, default=12.0)
     ap.add_argument('--tolerance', type=float, default=2.0)
     ap.add_argument('--allow-dropped', action='store_true')
+    ap.add_argument('--at-most-once', action='store_true')
     a = ap.parse_args()
+    if a.at_most_once:
+        a.allow_dropped = True
     fails = []
 
     recs = [json.loads(l) for l in open(a.record) if l.strip()]
@@ -154,7 +204,9 @@ def main():
         print('delivered vs module: %.2f %% apart' % diff)
         if diff > a.tolerance and not (a.allow_dropped and total < ref):
             fails.append('delivered count %d is %.2f %% from the module\'s %d' % (total, diff, ref))
-        if a.allow_dropped:
+        if a.at_most_once:
+            check_at_most_once(a, task, by_stream, kinds, uploaded, fails)
+        elif a.allow_dropped:
             dm = re.search(r'agent exit: .* (\d+) dropped \((\d+) messages, count (\d+)', open(
                 a.log, errors='replace').read())
             dropped = int(dm.group(3)) if dm else 0

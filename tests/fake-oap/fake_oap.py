@@ -16,7 +16,8 @@ re-read on every queryTasks and its JSON list of raw commands
 ({"command": NAME, "args": [[k, v], ...]}) is returned once, which is how the
 tests send malformed ones. --token enforces the `authentication` header
 (PERMISSION_DENIED otherwise), --tls-cert/--tls-key serve TLS (with --tls-ca,
-client certificates are required).
+client certificates are required). --crash-in-stream N:K makes it die in the
+middle of an upload.
 """
 import argparse
 import base64
@@ -186,15 +187,24 @@ class FakeOAP:
             sid = '%d-%d' % (os.getpid(), self.streams)
         n = 0
         ok = False
+        crash = self.args.crash_in_stream
         try:
             for msg in it:
                 n += 1
                 self.record('collectProfilingData', msg, stream=sid, index=n - 1)
+                if crash and crash == (self.streams_ord(sid), n):
+                    # a crash mid-stream: what was recorded is "stored", the
+                    # client gets no answer
+                    self.rec.write({'event': 'crash', 'stream': sid, 'after': n})
+                    os._exit(137)
             ok = True
         finally:
             self.rec.write({'event': 'stream_end', 'method': 'collectProfilingData',
                             'stream': sid, 'messages': n, 'ok': ok})
         return self.cls('Commands')()
+
+    def streams_ord(self, sid):
+        return int(sid.split('-')[1])
 
     # ContinuousProfilingService, MeterReportService ----------------------------
 
@@ -281,6 +291,10 @@ def main():
     ap.add_argument('--commands', help='JSON file of raw commands, sent once')
     ap.add_argument('--token', help='require this authentication header')
     ap.add_argument('--policy', help='ServiceWithPolicyJSON file answered to queryPolicies')
+    ap.add_argument('--crash-in-stream', metavar='N:K',
+                    type=lambda v: tuple(int(x) for x in v.split(':')),
+                    help='exit at once after recording the K-th message of the N-th '
+                    'collectProfilingData stream (no answer, like a crashed OAP)')
     ap.add_argument('--tls-cert')
     ap.add_argument('--tls-key')
     ap.add_argument('--tls-ca', help='require client certificates signed by this CA')

@@ -25,6 +25,7 @@
 #include "agent_task.h"
 #include "agent_template.h"
 #include "agent_upload.h"
+#include "grpc_conn.h"
 #include "sw_command.pb-c.h"
 #include "sw_ebpf_profiling.pb-c.h"
 #include "view.h"
@@ -457,6 +458,100 @@ static void upload_messages(void **state)
 	view_free(&v);
 }
 
+/* A stream broke after k messages: those are counted once and never resent;
+ * the rest goes back in front, its first message carrying the task metadata. */
+static void upload_unconfirmed_split(void **state)
+{
+	struct upload_task_meta m = {
+		.task_id = "T", .process_id = "P", .profiling_start_ms = 1000, .current_ms = 2000
+	};
+	struct delta_table *t = delta_table_new();
+	struct upload_totals tot;
+	struct upload_batch *b, *r;
+	struct upload_queue q;
+	struct upload_stats st;
+	Skywalking__V3__EBPFProfilingData *d;
+	struct view v;
+	size_t pend;
+	uint64_t first_units, rest_units;
+
+	(void)state;
+	make_view(&v, false);
+	add_sample(&v, 7, 7, 10, 10, true);
+	add_sample(&v, 7, 7, 3, 3, false);
+	b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	assert_int_equal(upload_collect(t, &v, 7, &m, b, &tot), 0);
+	assert_int_equal(b->n, 2);
+	assert_int_equal(b->units, 13);
+	assert_non_null(b->prefix);
+	first_units = b->munits[0];
+	rest_units = b->munits[1];
+	assert_int_equal(first_units + rest_units, 13);
+	queue_init(&q, 1 << 20);
+	assert_int_equal(queue_push(&q, b), 0);
+	b = queue_pop(&q, 0);
+	queue_unconfirmed(&q, b, 1);
+	queue_get_stats(&q, &st, &pend, NULL);
+	assert_int_equal(st.unconfirmed_batches, 1);
+	assert_int_equal(st.unconfirmed_msgs, 1);
+	assert_int_equal(st.unconfirmed_units, first_units);
+	assert_int_equal(st.dropped_units, 0);
+	assert_int_equal(pend, 1);
+	r = queue_pop(&q, 0);
+	assert_int_equal(r->n, 1);
+	assert_int_equal(r->units, rest_units);
+	assert_int_equal(r->attempts, 1);
+	d = msg(r, 0);
+	/* the prefix merged in: metadata and the message's own stack and count */
+	assert_non_null(d->task);
+	assert_string_equal(d->task->taskid, "T");
+	assert_string_equal(d->task->processid, "P");
+	assert_int_equal(d->task->profilingstarttime, 1000);
+	assert_int_equal(d->task->currenttime, 2000);
+	assert_int_equal(d->profiling_case, SKYWALKING__V3__EBPFPROFILING_DATA__PROFILING_ON_CPU);
+	assert_int_equal((uint64_t)d->oncpu->dumpcount, rest_units);
+	assert_true(d->oncpu->n_stacks >= 1);
+	skywalking__v3__ebpfprofiling_data__free_unpacked(d, NULL);
+	/* all of it written: nothing comes back, all counted */
+	queue_unconfirmed(&q, r, 5);
+	queue_get_stats(&q, &st, &pend, NULL);
+	assert_int_equal(st.unconfirmed_batches, 2);
+	assert_int_equal(st.unconfirmed_msgs, 2);
+	assert_int_equal(st.unconfirmed_units, 13);
+	assert_int_equal(pend, 0);
+	/* nothing written: the whole batch again (a plain return) */
+	b = batch_of(100, 9);
+	queue_unconfirmed(&q, b, 0);
+	queue_get_stats(&q, &st, &pend, NULL);
+	assert_int_equal(st.unconfirmed_units, 13);
+	assert_int_equal(pend, 1);
+	b = queue_pop(&q, 0);
+	assert_int_equal(b->units, 9);
+	queue_sent(&q, b);
+	queue_get_stats(&q, &st, &pend, NULL);
+	assert_int_equal(st.sent_units + st.unconfirmed_units + st.dropped_units, 22);
+	queue_destroy(&q);
+	delta_table_free(t);
+	view_free(&v);
+}
+
+static void grpc_messages_within(void **state)
+{
+	const struct grpc_msg m[3] = { { NULL, 10 }, { NULL, 0 }, { NULL, 20 } };
+
+	(void)state;
+	/* each message is framed with a 5-byte header */
+	assert_int_equal(grpc_msgs_within(m, 3, 0), 0);
+	assert_int_equal(grpc_msgs_within(m, 3, 14), 0);
+	assert_int_equal(grpc_msgs_within(m, 3, 15), 1);
+	assert_int_equal(grpc_msgs_within(m, 3, 19), 1);
+	assert_int_equal(grpc_msgs_within(m, 3, 20), 2);
+	assert_int_equal(grpc_msgs_within(m, 3, 44), 2);
+	assert_int_equal(grpc_msgs_within(m, 3, 45), 3);
+	assert_int_equal(grpc_msgs_within(m, 3, 1000), 3);
+	assert_int_equal(grpc_msgs_within(m, 0, 1000), 0);
+}
+
 static void upload_offcpu(void **state)
 {
 	struct upload_task_meta m = { .task_id = "T", .process_id = "P", .offcpu = true };
@@ -486,11 +581,12 @@ static void upload_offcpu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(process_id_formula), cmocka_unit_test(task_commands),
-		cmocka_unit_test(task_rules),	      cmocka_unit_test(templates),
-		cmocka_unit_test(queue_bounds),	      cmocka_unit_test(backoff_grows_with_jitter),
-		cmocka_unit_test(proc_helpers),	      cmocka_unit_test(upload_messages),
-		cmocka_unit_test(upload_offcpu),
+		cmocka_unit_test(process_id_formula),	cmocka_unit_test(task_commands),
+		cmocka_unit_test(task_rules),		cmocka_unit_test(templates),
+		cmocka_unit_test(queue_bounds),		cmocka_unit_test(backoff_grows_with_jitter),
+		cmocka_unit_test(proc_helpers),		cmocka_unit_test(upload_messages),
+		cmocka_unit_test(upload_offcpu),	cmocka_unit_test(upload_unconfirmed_split),
+		cmocka_unit_test(grpc_messages_within),
 	};
 
 	log_set_level(LOG_LVL_ERROR);
