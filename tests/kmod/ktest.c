@@ -345,6 +345,8 @@ static int cmd_record(int argc, char **argv)
 	fflush(stdout);
 	t0 = now_ns();
 	t_end = t0 + (uint64_t)(duration * 1e9);
+	r.win_start_ns = t0;
+	r.win_end_ns = UINT64_MAX;
 	if (stall > 0) {
 		usleep((useconds_t)(stall * 1e6));
 		lost = ktest_rings_lost(&r);
@@ -397,6 +399,10 @@ static int cmd_record(int argc, char **argv)
 	{
 		struct ktest_reply rep;
 
+		/* The window rate checks use: from t0 to the stop request, so
+		 * neither setup nor teardown time counts as sampling time.
+		 */
+		r.win_end_ns = now_ns();
 		if (stop_session(&nl, s.id, &rep)) {
 			printf("FAIL: SESSION_STOP: %s (%s)\n", strerror(-rep.err), rep.ext);
 			return 1;
@@ -407,6 +413,8 @@ static int cmd_record(int argc, char **argv)
 	lost = ktest_rings_lost(&r);
 	if (r.dump)
 		fclose(r.dump);
+	printf("window=%.3f window_samples=%llu\n", (r.win_end_ns - t0) / 1e9,
+	       (unsigned long long)r.in_window);
 	printf("duration=%.3f samples=%llu lost=%llu pads=%llu bad_records=%llu "
 	       "padding_errors=%llu recent=%llu\n",
 	       (now_ns() - t0) / 1e9, (unsigned long long)r.samples, (unsigned long long)lost,

@@ -169,6 +169,8 @@ static uint64_t ktest_ring_drain(struct ktest_rings *r, int cpu)
 				r->per_cpu[cpu]++;
 				if (r->since_ns && s->time_ns >= r->since_ns)
 					r->recent++;
+				if (s->time_ns >= r->win_start_ns && s->time_ns < r->win_end_ns)
+					r->in_window++;
 				if (r->dump)
 					ktest_dump_sample(r->dump, s);
 			}

@@ -30,6 +30,8 @@ struct ktest_rings {
 	FILE *dump;			/* text dump of every sample, or NULL */
 	uint64_t since_ns;		/* count samples at/after this time in recent */
 	uint64_t recent;
+	/* Samples timed inside [win_start_ns, win_end_ns): the measured window. */
+	uint64_t win_start_ns, win_end_ns, in_window;
 };
 
 int ktest_rings_open(struct ktest_rings *r, uint32_t id, uint64_t token, uint64_t data_size,

@@ -1,0 +1,90 @@
+# issue 5 acceptance: "the same workload with frame pointers gives the same
+# stacks with and without --dwarf". Two frame-pointer builds are recorded
+# twice each, without and with --dwarf:
+#   spin      main -> outer -> middle -> spin_leaf, all our own code;
+#   fp_chain  nofp_chain.c built with frame pointers: main -> chain_a ->
+#             chain_b -> chain_c -> qsort (glibc, no frame pointers) -> by_value.
+# Stacks are compared from main down to the leaf, user frames only: above
+# main a DWARF unwind adds the C runtime's start frames (_start,
+# __libc_start_main) that a frame-pointer walk cannot see, and kernel frames
+# depend on where the timer interrupt landed, not on the user unwinder.
+# For spin the sets of stacks (share >= 2 %) must be identical and each
+# share within 5 points; for fp_chain the application chain main;chain_a;
+# chain_b;chain_c must hold in >= 90 % of samples in both modes.
+set -eu
+. "$(dirname "$0")/record-lib.bash"
+
+spin=$(find_workload) || { echo "skip: no build/workloads/spin"; exit 77; }
+fpc=$SKYPROF_ROOT/build/workloads/fp_chain
+[ -x "$fpc" ] || { echo "skip: no build/workloads/fp_chain"; exit 77; }
+cd "$OUT"
+
+# user_from_main FILE -> "stack count" lines: user frames from main down,
+# identical stacks merged
+user_from_main() {
+	awk '{c = $NF; s = $0; sub(/ [0-9.]+$/, "", s); k = split(s, f, ";");
+		o = ""; on = 0;
+		for (i = 1; i <= k; i++) {
+			if (f[i] == "main") on = 1;
+			if (!on || f[i] ~ /_\[k\]$/) continue;
+			o = o (o == "" ? "" : ";") f[i];
+		}
+		if (o == "") o = "(no main)";
+		n[o] += c}
+		END {for (s in n) print s, n[s]}' "$1" | sort
+}
+
+# shares FILE -> "stack percent" for stacks with >= 2 % of the samples
+shares() {
+	user_from_main "$1" | awk '{t += $NF; c[$1] = $NF}
+		END {for (s in c) if (100 * c[s] / t >= 2) printf "%s %.1f\n", s, 100 * c[s] / t}' |
+		sort
+}
+
+# chain_pct FILE PREFIX -> percent of samples whose user stack starts with PREFIX
+chain_pct() {
+	user_from_main "$1" | awk -v p="$2" '{t += $NF; if (index($1 ";", p ";") == 1) n += $NF}
+		END {printf "%.1f\n", t ? 100 * n / t : 0}'
+}
+
+record() { # NAME WORKLOAD [--dwarf]
+	local name=$1 wl=$2
+	shift 2
+	"$SKYPROF" record -F 499 -d 4 "$@" -o "$name.folded" -- "$wl" 5 </dev/null \
+		2>"$name.err" || { cat "$name.err"; echo "FAIL: record $name $*"; exit 1; }
+	grep "unwind:" "$name.err" || true
+	local t
+	t=$(folded_total "$name.folded")
+	[ "$t" -ge 200 ] || { echo "FAIL: $name: only $t samples"; exit 1; }
+	echo "$name: $t samples"
+}
+
+record spin-fp "$spin"
+record spin-dwarf "$spin" --dwarf
+record chain-fp "$fpc"
+record chain-dwarf "$fpc" --dwarf
+
+fail=0
+echo "spin, stacks from main (>= 2 %), without --dwarf:"
+shares spin-fp.folded | tee spin-fp.shares | sed 's/^/  /'
+echo "spin, with --dwarf:"
+shares spin-dwarf.folded | tee spin-dwarf.shares | sed 's/^/  /'
+if ! diff <(cut -d' ' -f1 spin-fp.shares) <(cut -d' ' -f1 spin-dwarf.shares) >/dev/null; then
+	echo "FAIL: spin: the sets of stacks differ with --dwarf"
+	fail=1
+fi
+worst=$(join spin-fp.shares spin-dwarf.shares |
+	awk '{d = $2 - $3; if (d < 0) d = -d; if (d > m) m = d} END {printf "%.1f\n", m + 0}')
+echo "spin: largest share difference $worst points"
+awk -v w="$worst" 'BEGIN {exit !(w <= 5)}' || { echo "FAIL: spin: shares differ by $worst > 5 points"; fail=1; }
+
+want="main;chain_a;chain_b;chain_c"
+for m in fp dwarf; do
+	p=$(chain_pct "chain-$m.folded" "$want")
+	echo "fp_chain ($m): $p % of samples hold $want"
+	echo "  top stacks from main:"
+	user_from_main "chain-$m.folded" | sort -k2,2 -n -r | head -4 | sed 's/^/    /'
+	awk -v p="$p" 'BEGIN {exit !(p >= 90)}' || { echo "FAIL: fp_chain ($m): $p % < 90 %"; fail=1; }
+done
+[ "$fail" = 0 ] || exit 1
+echo "PASS: frame-pointer builds unwind to the same stacks with and without --dwarf"
