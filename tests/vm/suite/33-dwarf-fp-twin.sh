@@ -9,8 +9,10 @@
 # __libc_start_main) that a frame-pointer walk cannot see, and kernel frames
 # depend on where the timer interrupt landed, not on the user unwinder.
 # For spin the sets of stacks (share >= 2 %) must be identical and each
-# share within 5 points; for fp_chain the application chain main;chain_a;
-# chain_b;chain_c must hold in >= 90 % of samples in both modes.
+# share within 5 points. fp_chain's hot path runs inside glibc, which has no
+# frame pointers, so the frame-pointer walk loses the chain there (measured on
+# 6.1: 2.5 % of samples reach main); --dwarf must hold main;chain_a;chain_b;
+# chain_c in >= 90 % of samples and never in fewer than without it.
 set -eu
 . "$(dirname "$0")/record-lib.bash"
 
@@ -29,7 +31,8 @@ user_from_main() {
 			if (!on || f[i] ~ /_\[k\]$/) continue;
 			o = o (o == "" ? "" : ";") f[i];
 		}
-		if (o == "") o = "(no main)";
+		if (o == "") o = "(no-main)";
+		gsub(/ /, "_", o);	# "[unknown] lib+0x..." frames: one field
 		n[o] += c}
 		END {for (s in n) print s, n[s]}' "$1" | sort
 }
@@ -69,7 +72,10 @@ echo "spin, stacks from main (>= 2 %), without --dwarf:"
 shares spin-fp.folded | tee spin-fp.shares | sed 's/^/  /'
 echo "spin, with --dwarf:"
 shares spin-dwarf.folded | tee spin-dwarf.shares | sed 's/^/  /'
-if ! diff <(cut -d' ' -f1 spin-fp.shares) <(cut -d' ' -f1 spin-dwarf.shares) >/dev/null; then
+# (no process substitution: the guest has no /dev/fd)
+cut -d' ' -f1 spin-fp.shares >spin-fp.set
+cut -d' ' -f1 spin-dwarf.shares >spin-dwarf.set
+if ! cmp -s spin-fp.set spin-dwarf.set; then
 	echo "FAIL: spin: the sets of stacks differ with --dwarf"
 	fail=1
 fi
@@ -81,10 +87,19 @@ awk -v w="$worst" 'BEGIN {exit !(w <= 5)}' || { echo "FAIL: spin: shares differ 
 want="main;chain_a;chain_b;chain_c"
 for m in fp dwarf; do
 	p=$(chain_pct "chain-$m.folded" "$want")
+	eval "chain_$m=\$p"
 	echo "fp_chain ($m): $p % of samples hold $want"
 	echo "  top stacks from main:"
 	user_from_main "chain-$m.folded" | sort -k2,2 -n -r | head -4 | sed 's/^/    /'
-	awk -v p="$p" 'BEGIN {exit !(p >= 90)}' || { echo "FAIL: fp_chain ($m): $p % < 90 %"; fail=1; }
 done
+# Mixed mode keeps what the frame pointers found and adds what DWARF finds:
+# the application chain must survive the trip through glibc's frame-pointer-
+# less qsort with --dwarf, whatever the frame-pointer walk managed.
+# shellcheck disable=SC2154
+awk -v p="$chain_dwarf" 'BEGIN {exit !(p >= 90)}' ||
+	{ echo "FAIL: fp_chain --dwarf: $chain_dwarf % < 90 %"; fail=1; }
+# shellcheck disable=SC2154
+awk -v d="$chain_dwarf" -v f="$chain_fp" 'BEGIN {exit !(d >= f)}' ||
+	{ echo "FAIL: fp_chain: --dwarf ($chain_dwarf %) lost chains frame pointers had ($chain_fp %)"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 echo "PASS: frame-pointer builds unwind to the same stacks with and without --dwarf"
