@@ -9,10 +9,15 @@ KTEST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 KTEST_LIBS   := $(shell pkg-config --libs $(KTEST_PKGS))
 KTEST_SRC    := tests/kmod/ktest.c tests/kmod/nl.c tests/kmod/ring.c
 KTEST_BIN    := $(BUILD)/tests/skyprof-ktest
+GENLFUZZ_BIN := $(BUILD)/tests/skyprof-genlfuzz
 
 .PHONY: kmod-tests
-kmod-tests: $(KTEST_BIN)
+kmod-tests: $(KTEST_BIN) $(GENLFUZZ_BIN)
 
 $(KTEST_BIN): $(KTEST_SRC) $(wildcard tests/kmod/*.h) include/uapi/skyprof.h tests/kmod/build.mk
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) -o $@ $(KTEST_SRC) $(KTEST_LIBS)
+
+$(GENLFUZZ_BIN): tests/kmod/genlfuzz.c tests/kmod/nl.c $(wildcard tests/kmod/*.h) include/uapi/skyprof.h tests/kmod/build.mk
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) -o $@ tests/kmod/genlfuzz.c tests/kmod/nl.c $(KTEST_LIBS)
