@@ -284,6 +284,20 @@ static int skyprof_cmd_session_start(struct sk_buff *skb, struct genl_info *info
 	if (ret)
 		return ret;
 	ret = skyprof_parse_config(info, &cfg);
+	/*
+	 * Kernel stacks are kernel addresses: only for a sender that could read
+	 * them from /proc/kallsyms under any kptr_restrict (CAP_SYSLOG). Others
+	 * get user stacks by default and -EPERM if they ask for kernel stacks.
+	 */
+	if (!ret && (cfg.flags & SKYPROF_F_KERNEL_STACK) && !netlink_capable(skb, CAP_SYSLOG)) {
+		if (info->attrs[SKYPROF_A_FLAGS]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_FLAGS],
+					    "FLAGS: kernel stacks need CAP_SYSLOG");
+			ret = -EPERM;
+		} else {
+			cfg.flags &= ~SKYPROF_F_KERNEL_STACK;
+		}
+	}
 	if (ret) {
 		kfree(cfg.tgids);
 		kfree(cfg.cgroup_path);

@@ -83,7 +83,7 @@ enum skyprof_clock {
 #define SKYPROF_CAP_CGROUP	(1U << 5)
 
 /* SKYPROF_A_FLAGS bits of a session. */
-#define SKYPROF_F_KERNEL_STACK	(1U << 0)
+#define SKYPROF_F_KERNEL_STACK	(1U << 0)	/* needs CAP_SYSLOG, else -EPERM (and not default) */
 #define SKYPROF_F_USER_STACK	(1U << 1)	/* frame-pointer walk */
 #define SKYPROF_F_KTHREADS	(1U << 2)	/* include kernel threads */
 #define SKYPROF_F_OFFCPU_PREEMPT (1U << 3)	/* off-CPU: count runnable preemption too */
