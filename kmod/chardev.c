@@ -108,6 +108,9 @@ static int skyprof_dev_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EPERM;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	/* Nothing in the rings is code. */
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
 	mutex_lock(&f->lock);
 	if (!f->rings || cpu >= f->rings->nr || !f->rings->ring[cpu])
 		goto out;
@@ -129,6 +132,7 @@ static int skyprof_dev_mmap(struct file *file, struct vm_area_struct *vma)
 		goto out;
 	}
 	skyprof_vm_flags_set(vma, VM_DONTCOPY);
+	skyprof_vm_flags_clear(vma, VM_MAYEXEC);
 	/* Sets VM_DONTEXPAND | VM_DONTDUMP; the pages stay vmalloc-owned. */
 	ret = remap_vmalloc_range(vma, mem, 0);
 out:
