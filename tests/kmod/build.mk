@@ -21,3 +21,9 @@ $(KTEST_BIN): $(KTEST_SRC) $(wildcard tests/kmod/*.h) include/uapi/skyprof.h tes
 $(GENLFUZZ_BIN): tests/kmod/genlfuzz.c tests/kmod/nl.c $(wildcard tests/kmod/*.h) include/uapi/skyprof.h tests/kmod/build.mk
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) -o $@ tests/kmod/genlfuzz.c tests/kmod/nl.c $(KTEST_LIBS)
+
+PRIVPROBE_BIN := $(BUILD)/tests/skyprof-privprobe
+kmod-tests: $(PRIVPROBE_BIN)
+$(PRIVPROBE_BIN): tests/kmod/privprobe.c tests/kmod/nl.c $(wildcard tests/kmod/*.h) include/uapi/skyprof.h tests/kmod/build.mk
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) -o $@ tests/kmod/privprobe.c tests/kmod/nl.c $(KTEST_LIBS)
