@@ -27,3 +27,8 @@ kmod-tests: $(PRIVPROBE_BIN)
 $(PRIVPROBE_BIN): tests/kmod/privprobe.c tests/kmod/nl.c $(wildcard tests/kmod/*.h) include/uapi/skyprof.h tests/kmod/build.mk
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) -o $@ tests/kmod/privprobe.c tests/kmod/nl.c $(KTEST_LIBS)
+
+# Long in-guest genl fuzz runs: make fuzz-genl [FUZZ_GENL_SECONDS=600] [FUZZ_GENL_SEED=N]
+.PHONY: fuzz-genl
+fuzz-genl:
+	tests/fuzz/run-genl $(or $(FUZZ_GENL_SECONDS),600) $(FUZZ_GENL_SEED)
