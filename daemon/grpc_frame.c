@@ -70,7 +70,7 @@ static void message_done(struct grpc_reader *r)
 		r->extra++;
 	}
 	r->buf = NULL;
-	r->need = r->have = 0;
+	r->need = r->have = r->cap = 0;
 	r->in_body = false;
 	r->hdr_have = 0;
 }
@@ -97,17 +97,28 @@ int grpc_reader_feed(struct grpc_reader *r, const uint8_t *data, size_t len)
 			}
 			r->need = (size_t)r->hdr[1] << 24 | (size_t)r->hdr[2] << 16 |
 				  (size_t)r->hdr[3] << 8 | r->hdr[4];
-			if (r->need > GRPC_MAX_MESSAGE) {
+			if (r->need > GRPC_MAX_RESPONSE) {
 				r->error = -EMSGSIZE;
 				break;
 			}
-			/* +1: a zero-length message still gets a non-NULL buffer. */
-			r->buf = malloc(r->need + 1);
-			if (!r->buf) {
-				r->error = -ENOMEM;
-				break;
-			}
 			r->have = 0;
+			/*
+			 * The prefix is the peer's claim, not data: start small and
+			 * grow as the bytes arrive, so five bytes cannot make us
+			 * allocate megabytes. +1: a zero-length message still gets
+			 * a non-NULL buffer. Messages after the first are only
+			 * counted: their bytes are skipped, never held.
+			 */
+			if (!r->got_first) {
+				r->cap = (r->need < GRPC_READER_CHUNK ? r->need
+								      : GRPC_READER_CHUNK) +
+					 1;
+				r->buf = malloc(r->cap);
+				if (!r->buf) {
+					r->error = -ENOMEM;
+					break;
+				}
+			}
 			r->in_body = true;
 			if (!r->need)
 				message_done(r);
@@ -117,7 +128,26 @@ int grpc_reader_feed(struct grpc_reader *r, const uint8_t *data, size_t len)
 
 		if (n > len)
 			n = len;
-		memcpy(r->buf + r->have, data, n);
+		if (!r->buf) {
+			/* a message after the first: skipped */
+		} else if (r->have + n > r->cap) {
+			size_t cap = r->cap;
+			uint8_t *nb;
+
+			while (cap < r->have + n)
+				cap *= 2;
+			if (cap > r->need + 1)
+				cap = r->need + 1;
+			nb = realloc(r->buf, cap);
+			if (!nb) {
+				r->error = -ENOMEM;
+				break;
+			}
+			r->buf = nb;
+			r->cap = cap;
+		}
+		if (r->buf)
+			memcpy(r->buf + r->have, data, n);
 		r->have += n;
 		data += n;
 		len -= n;

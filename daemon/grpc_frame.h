@@ -34,8 +34,16 @@ enum grpc_code {
 };
 
 #define GRPC_FRAME_HDR 5
-/* The OAP's default inbound limit (SW_CORE_GRPC_MAX_MESSAGE_SIZE); also ours. */
+/* The OAP's default inbound limit (SW_CORE_GRPC_MAX_MESSAGE_SIZE): what we send at most. */
 #define GRPC_MAX_MESSAGE (50u << 20)
+/*
+ * What we accept in an answer: gRPC's default receive limit (what rover gets
+ * from grpc-go). The OAP's answers are Commands and process lists of a few
+ * KiB; a larger one is refused (RESOURCE_EXHAUSTED) rather than held.
+ */
+#define GRPC_MAX_RESPONSE (4u << 20)
+/* A message's buffer starts at this and doubles as its bytes arrive. */
+#define GRPC_READER_CHUNK (64u << 10)
 
 /* "PERMISSION_DENIED"; "UNKNOWN_CODE" for numbers outside the table. */
 const char *grpc_code_name(int code);
@@ -51,8 +59,9 @@ void grpc_frame_header(uint8_t hdr[GRPC_FRAME_HDR], uint32_t len);
 struct grpc_reader {
 	uint8_t hdr[GRPC_FRAME_HDR];
 	size_t hdr_have;
-	uint8_t *buf;	   /* current message, malloc'ed */
+	uint8_t *buf;	   /* current message, malloc'ed (cap bytes) */
 	size_t need, have; /* length from the prefix, bytes so far */
+	size_t cap;
 	bool in_body;
 	uint8_t *first; /* the first complete message, or NULL */
 	size_t first_len;
@@ -61,6 +70,7 @@ struct grpc_reader {
 	int error;	    /* sticky: -EPROTO (compressed), -EMSGSIZE, -ENOMEM */
 };
 
+/* A message longer than GRPC_MAX_RESPONSE is -EMSGSIZE. */
 void grpc_reader_init(struct grpc_reader *r);
 void grpc_reader_free(struct grpc_reader *r);
 /* 0 or the sticky error. */
