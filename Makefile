@@ -23,12 +23,15 @@ help:
 	@echo "make check      everything: unit tests, module per kernel, guest suites"
 	@echo "make demo       boot a guest, load the module, profile a workload"
 	@echo "make bench      benchmarks against perf and bpftrace (not part of check)"
+	@echo "make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS=..]   the libFuzzer targets (tests/fuzz), N s each"
+	@echo "make fuzz-genl [FUZZ_GENL_SECONDS=600]   the in-guest genl fuzzer, long"
 	@echo "make install [PREFIX=.. DESTDIR=..]   make dkms-install   make clean"
 
 include daemon/build.mk
 # Test programs (optional until their rooms exist).
 -include tests/kmod/build.mk
 -include tests/workloads/build.mk
+-include tests/fuzz/build.mk
 
 KERNELS ?= $(shell awk '!/^\#/ && NF >= 4 {print $$1}' tests/vm/kernels)
 

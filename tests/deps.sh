@@ -8,6 +8,8 @@ PACKAGES=(
 	build-essential pkg-config libnl-3-dev libnl-genl-3-dev protobuf-c-compiler
 	libprotobuf-c-dev libnghttp2-dev libelf-dev libdw-dev libunwind-dev zlib1g-dev
 	libssl-dev libyaml-dev libcmocka-dev libiberty-dev
+	# the libFuzzer targets (tests/fuzz): clang with its fuzzer and sanitizer runtimes
+	clang
 	# build: the module against Debian's kernel headers
 	bc flex bison kmod dwarves xz-utils zstd rsync sparse
 	# the QEMU harness

@@ -11,7 +11,7 @@
  *    heads, pads, wraps and overruns.
  * The area is malloc'ed at its exact size, so ASan flags any read past it.
  *
- * Build and run: tests/fuzz/run (clang -fsanitize=fuzzer,address,undefined).
+ * Build and run: make fuzz FUZZ_TARGETS=decode (tests/fuzz/build.mk).
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * two pieces (the file grows while the JIT runs), then looked up at the
  * addresses it names and around them.
  *
- * Build and run: tests/fuzz/run_readers.
+ * Build and run: make fuzz FUZZ_TARGETS=perfmap (tests/fuzz/build.mk).
  */
 #include <stdint.h>
 #include <stdlib.h>

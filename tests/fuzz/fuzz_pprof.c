@@ -5,7 +5,7 @@
  * what was accepted, so a file that passes validation can also never make
  * a writer read out of bounds.
  *
- * Build and run: tests/fuzz/run_readers (clang -fsanitize=fuzzer,...).
+ * Build and run: make fuzz FUZZ_TARGETS=pprof (tests/fuzz/build.mk).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -4,15 +4,16 @@
  * registers and stack copy. The unwinder runs against this very process
  * (its real maps, its real libc and CFI), so the pc has to land in real
  * code to get past the first frame:
- *   bytes 0..7    pc, taken modulo the size of the first executable
- *                 mapping and placed inside it
+ *   bytes 0..7    pc, taken modulo the size of one of the process's
+ *                 executable mappings (the harness, libc, libdw...: byte 0
+ *                 picks which) and placed inside it
  *   bytes 8..15   sp
  *   bytes 16..23  the register mask
  *   bytes 24..151 rax..rdi, rbp, r8..r15 (what fits)
  *   the rest      the stack copy, malloc'ed at its exact size so ASan
  *                 flags any read past it.
  *
- * Build and run: tests/fuzz/run-unwind [SECONDS].
+ * Build and run: make fuzz FUZZ_TARGETS=unwind (tests/fuzz/build.mk).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct symbolizer *sym;
 static struct unwind_dwarf *uw;
-static uint64_t text_start, text_len;
+#define MAX_TEXT 16
+static struct {
+	uint64_t start, len;
+} text[MAX_TEXT];
+static size_t nr_text;
 
 static uint64_t rd64(const uint8_t *d, size_t size, size_t off)
 {
@@ -42,17 +47,21 @@ static uint64_t rd64(const uint8_t *d, size_t size, size_t off)
 static void setup(void)
 {
 	static const struct symbolizer_opts o = { .quiet = true };
-	const struct sym_mapping *m;
-
 	sym = symbolizer_new(&o);
 	uw = unwind_dwarf_new(sym);
 	if (!sym || !uw || symbolizer_note_pid(sym, (uint32_t)getpid()))
 		abort();
-	m = symbolizer_mapping(sym, (uint32_t)getpid(), 0);
-	if (!m)
+	for (size_t i = 0;
+	     i < symbolizer_nr_mappings(sym, (uint32_t)getpid()) && nr_text < MAX_TEXT; i++) {
+		const struct sym_mapping *m = symbolizer_mapping(sym, (uint32_t)getpid(), i);
+
+		if (m && m->limit > m->start) {
+			text[nr_text].start = m->start;
+			text[nr_text++].len = m->limit - m->start;
+		}
+	}
+	if (!nr_text)
 		abort();
-	text_start = m->start;
-	text_len = m->limit - m->start;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -63,11 +72,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t stack_off = 24 + 8 * (sizeof(order) / sizeof(order[0]));
 	struct sp_sample s = { 0 };
 	uint8_t *stack = NULL;
-	size_t n;
+	size_t n, t;
 
 	if (!uw)
 		setup();
-	regs.regs[8] = text_start + rd64(data, size, 0) % text_len;
+	t = size ? data[0] / 5 % nr_text : 0;
+	regs.regs[8] = text[t].start + rd64(data, size, 0) % text[t].len;
 	regs.regs[7] = rd64(data, size, 8);
 	regs.mask = rd64(data, size, 16) | (1ull << 7) | (1ull << 8);
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
