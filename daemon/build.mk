@@ -14,6 +14,16 @@ DAEMON_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 SAN_FLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=all
 
+# Hardening of the program (what is installed); tests/host/45-hardening.sh
+# reads the ELF and fails when any of it is missing. FORTIFY level 3 where
+# the compiler has __builtin_dynamic_object_size (glibc's headers fall back
+# to 2 elsewhere); it needs the -O2 above. Not in the ASan/UBSan builds of
+# the unit tests and fuzz targets, whose sanitizers do those checks better.
+cc_option     = $(shell $(CC) -Werror $(1) -c -x c /dev/null -o /dev/null 2>/dev/null && echo $(1))
+HARDEN_CFLAGS := -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE \
+		$(call cc_option,-fstack-clash-protection) $(call cc_option,-fcf-protection)
+HARDEN_LDFLAGS := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
+
 PROTO_SRC    := $(wildcard proto/*.proto)
 PROTO_C      := $(patsubst proto/%.proto,$(BUILD)/proto/%.pb-c.c,$(PROTO_SRC))
 PROTO_H      := $(PROTO_C:.c=.h)
@@ -36,13 +46,13 @@ $(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(BUILD)/proto
 	protoc-c --proto_path=proto --c_out=$(BUILD)/proto $<
 
-$(BUILD)/daemon/%.o: daemon/%.c $(PROTO_H) $(wildcard daemon/*.h) include/uapi/skyprof.h
+$(BUILD)/daemon/%.o: daemon/%.c $(PROTO_H) $(wildcard daemon/*.h) include/uapi/skyprof.h daemon/build.mk
 	@mkdir -p $(@D)
-	$(CC) $(DAEMON_CFLAGS) -c -o $@ $<
+	$(CC) $(DAEMON_CFLAGS) $(HARDEN_CFLAGS) -c -o $@ $<
 
-$(BUILD)/daemon/proto-%.o: $(BUILD)/proto/%.c $(PROTO_H)
+$(BUILD)/daemon/proto-%.o: $(BUILD)/proto/%.c $(PROTO_H) daemon/build.mk
 	@mkdir -p $(@D)
-	$(CC) $(filter-out -Wextra,$(DAEMON_CFLAGS)) -c -o $@ $<
+	$(CC) $(filter-out -Wextra,$(DAEMON_CFLAGS)) $(HARDEN_CFLAGS) -c -o $@ $<
 
 $(BUILD)/asan/%.o: daemon/%.c $(PROTO_H) $(wildcard daemon/*.h) include/uapi/skyprof.h
 	@mkdir -p $(@D)
@@ -61,7 +71,8 @@ $(BUILD)/libskyprof-asan.a: $(ASAN_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(SKYPROF_BIN): daemon/main.c $(BUILD)/libskyprof.a
-	$(CC) $(DAEMON_CFLAGS) -o $@ $< $(BUILD)/libskyprof.a $(DAEMON_LIBS)
+	$(CC) $(DAEMON_CFLAGS) $(HARDEN_CFLAGS) $(HARDEN_LDFLAGS) -o $@ $< $(BUILD)/libskyprof.a \
+		$(DAEMON_LIBS)
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libskyprof-asan.a
 	@mkdir -p $(@D)
