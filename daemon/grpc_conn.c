@@ -48,7 +48,10 @@ struct call {
 	bool headers_seen; /* the first HEADERS frame */
 	bool trailers_only;
 	bool closed;
-	uint32_t rst_error; /* HTTP/2 error code the stream closed with */
+	uint32_t rst_error;   /* HTTP/2 error code the stream closed with */
+	bool rst_by_peer;     /* the server sent the RST_STREAM (else we did) */
+	char status_note[64]; /* a grpc-status we could not read */
+	size_t data_recv;     /* DATA payload bytes received */
 };
 
 struct grpc_conn {
@@ -66,6 +69,10 @@ struct grpc_conn {
 	uint64_t last_rx_ms; /* last time the peer sent anything */
 	bool ping_acked;
 	struct call *call;
+	/* Why the session ended, for the log: nghttp2's own account of a
+	 * protocol violation by the peer, and the peer's GOAWAY. */
+	char h2_error[160];
+	char goaway[160];
 };
 
 static uint64_t now_ms(void)
@@ -234,6 +241,12 @@ void grpc_conn_close(struct grpc_conn *c)
 	c->fd = -1;
 	c->eof = false;
 	c->write_blocked = false;
+}
+
+static void clear_why(struct grpc_conn *c)
+{
+	c->h2_error[0] = 0;
+	c->goaway[0] = 0;
 }
 
 void grpc_conn_free(struct grpc_conn *c)
@@ -445,8 +458,8 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 
 		/* A status we cannot read is still a failure, not success. */
 		call->grpc_status = code < 0 ? GRPC_UNKNOWN : code;
-		if (code < 0 && !call->message[0])
-			snprintf(call->message, sizeof(call->message),
+		if (code < 0)
+			snprintf(call->status_note, sizeof(call->status_note),
 				 "unparsable grpc-status '%.*s'",
 				 (int)(valuelen < 32 ? valuelen : 32), value);
 	} else if (IS("grpc-message")) {
@@ -465,6 +478,14 @@ static int frame_recv_cb(nghttp2_session *s, const nghttp2_frame *f, void *u)
 	(void)s;
 	if (f->hd.type == NGHTTP2_PING && (f->hd.flags & NGHTTP2_FLAG_ACK))
 		c->ping_acked = true;
+	if (f->hd.type == NGHTTP2_GOAWAY)
+		snprintf(c->goaway, sizeof(c->goaway), "%s%s%.*s",
+			 nghttp2_http2_strerror(f->goaway.error_code),
+			 f->goaway.opaque_data_len ? ": " : "",
+			 (int)(f->goaway.opaque_data_len < 96 ? f->goaway.opaque_data_len : 96),
+			 (const char *)f->goaway.opaque_data);
+	if (call && f->hd.type == NGHTTP2_RST_STREAM)
+		call->rst_by_peer = true;
 	if (call && f->hd.type == NGHTTP2_HEADERS) {
 		if (!call->headers_seen && (f->hd.flags & NGHTTP2_FLAG_END_STREAM))
 			call->trailers_only = true;
@@ -492,6 +513,7 @@ static int data_chunk_cb(nghttp2_session *s, uint8_t flags, int32_t stream_id, c
 	(void)flags;
 	if (!call)
 		return 0;
+	call->data_recv += len;
 	if (grpc_reader_feed(&call->reader, data, len))
 		nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, stream_id, NGHTTP2_CANCEL);
 	return 0;
@@ -506,6 +528,18 @@ static int stream_close_cb(nghttp2_session *s, int32_t stream_id, uint32_t error
 		call->closed = true;
 		call->rst_error = error_code;
 	}
+	return 0;
+}
+
+static int error_cb(nghttp2_session *s, int lib_error, const char *msg, size_t len, void *u)
+{
+	struct grpc_conn *c = u;
+
+	(void)s;
+	(void)lib_error;
+	if (!c->h2_error[0])
+		snprintf(c->h2_error, sizeof(c->h2_error), "%.*s", (int)(len < 150 ? len : 150),
+			 msg);
 	return 0;
 }
 
@@ -535,7 +569,7 @@ static ssize_t body_read_cb(nghttp2_session *s, int32_t stream_id, uint8_t *buf,
 static int read_some(struct grpc_conn *c)
 {
 	uint8_t buf[16384];
-	ssize_t n;
+	ssize_t n, rv;
 
 	if (c->ssl) {
 		int r = SSL_read(c->ssl, buf, sizeof(buf));
@@ -562,14 +596,21 @@ static int read_some(struct grpc_conn *c)
 		}
 	}
 	c->last_rx_ms = now_ms();
-	if (nghttp2_session_mem_recv(c->h2, buf, (size_t)n) < 0)
+	rv = nghttp2_session_mem_recv(c->h2, buf, (size_t)n);
+	if (rv < 0) {
+		/* e.g. "Flooding was detected in this HTTP/2 session" */
+		if (!c->h2_error[0])
+			snprintf(c->h2_error, sizeof(c->h2_error), "%s", nghttp2_strerror((int)rv));
 		return -EPROTO;
+	}
 	return 0;
 }
 
 /*
  * Run the session until done(c) or the deadline. Returns 0, -ETIMEDOUT, or
- * -errno for a broken connection.
+ * -errno for a broken connection. The deadline holds however fast the peer
+ * sends: a socket that is always readable (a flood of frames that cost no
+ * flow-control window, such as empty DATA) must not keep us here.
  */
 static int pump(struct grpc_conn *c, uint64_t deadline, bool (*done)(struct grpc_conn *))
 {
@@ -583,6 +624,8 @@ static int pump(struct grpc_conn *c, uint64_t deadline, bool (*done)(struct grpc
 			return 0;
 		if (!nghttp2_session_want_read(c->h2) && !nghttp2_session_want_write(c->h2))
 			return -ECONNRESET; /* GOAWAY handled, nothing more will come */
+		if (!remaining(deadline))
+			return -ETIMEDOUT;
 		if (!(c->ssl && SSL_pending(c->ssl) > 0)) {
 			r = wait_fd(c->fd, POLLIN | (c->write_blocked ? POLLOUT : 0), deadline);
 			if (r)
@@ -590,10 +633,23 @@ static int pump(struct grpc_conn *c, uint64_t deadline, bool (*done)(struct grpc
 		}
 		do
 			r = read_some(c);
-		while (r == 0 && !done(c));
+		while (r == 0 && !done(c) && remaining(deadline));
 		if (r && r != -EAGAIN)
 			return r;
 	}
+}
+
+/* Why the connection failed, for the log: what the server did, when known. */
+static void broken_why(const struct grpc_conn *c, int r, char *out, size_t outlen)
+{
+	if (c->goaway[0])
+		snprintf(out, outlen, "the server sent GOAWAY (%s)", c->goaway);
+	else if (c->h2_error[0])
+		snprintf(out, outlen, "the server broke HTTP/2: %s", c->h2_error);
+	else if (r == -ECONNRESET && c->eof)
+		snprintf(out, outlen, "the server closed the connection");
+	else
+		snprintf(out, outlen, "%s", strerror(-r));
 }
 
 static bool nothing_to_write(struct grpc_conn *c)
@@ -614,6 +670,7 @@ int grpc_conn_connect(struct grpc_conn *c, char *err, size_t errlen)
 	if (grpc_conn_connected(c))
 		return 0;
 	grpc_conn_close(c);
+	clear_why(c);
 	r = tcp_connect(c, deadline, err, errlen);
 	if (!r && c->tls)
 		r = tls_handshake(c, deadline, err, errlen);
@@ -630,6 +687,7 @@ int grpc_conn_connect(struct grpc_conn *c, char *err, size_t errlen)
 	nghttp2_session_callbacks_set_on_frame_send_callback(cbs, frame_send_cb);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_chunk_cb);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, stream_close_cb);
+	nghttp2_session_callbacks_set_error_callback2(cbs, error_cb);
 	r = nghttp2_session_client_new(&c->h2, cbs, c);
 	nghttp2_session_callbacks_del(cbs);
 	if (r) {
@@ -644,7 +702,10 @@ int grpc_conn_connect(struct grpc_conn *c, char *err, size_t errlen)
 	nghttp2_session_set_local_window_size(c->h2, NGHTTP2_FLAG_NONE, 0, 16 << 20);
 	r = pump(c, deadline, nothing_to_write);
 	if (r) {
-		snprintf(err, errlen, "HTTP/2 preface to %s: %s", c->authority, strerror(-r));
+		char why[200];
+
+		broken_why(c, r, why, sizeof(why));
+		snprintf(err, errlen, "HTTP/2 preface to %s: %s", c->authority, why);
 		goto fail;
 	}
 	c->last_rx_ms = now_ms();
@@ -683,26 +744,52 @@ static void refresh_idle(struct grpc_conn *c)
 		grpc_conn_close(c);
 }
 
-static void finish_result(struct call *call, struct grpc_result *res)
+static void finish_result(const struct grpc_conn *c, struct call *call, struct grpc_result *res)
 {
 	struct grpc_reader *rd = &call->reader;
 
 	res->trailers_only = call->trailers_only;
 	if (rd->error) {
+		/* Our own verdict on the answer, as a gRPC client gives it. */
+		res->local = true;
 		res->code = rd->error == -EMSGSIZE ? GRPC_RESOURCE_EXHAUSTED : GRPC_INTERNAL;
-		snprintf(res->message, sizeof(res->message), "bad response framing: %s",
-			 strerror(-rd->error));
+		if (rd->error == -EMSGSIZE)
+			snprintf(res->message, sizeof(res->message),
+				 "the answer's message of %zu bytes is over our %u-byte limit",
+				 rd->need, GRPC_MAX_RESPONSE);
+		else if (rd->error == -EPROTO)
+			snprintf(res->message, sizeof(res->message),
+				 "the answer is compressed (flag %u), which we never asked for",
+				 rd->hdr[0]);
+		else
+			snprintf(res->message, sizeof(res->message), "bad response framing: %s",
+				 strerror(-rd->error));
 		return;
 	}
 	if (call->grpc_status >= 0) {
 		res->code = call->grpc_status;
-		snprintf(res->message, sizeof(res->message), "%s", call->message);
+		snprintf(res->message, sizeof(res->message), "%s%s%.170s", call->status_note,
+			 call->status_note[0] && call->message[0] ? "; grpc-message: " : "",
+			 call->message);
 	} else if (call->rst_error) {
 		res->code = call->rst_error == NGHTTP2_REFUSED_STREAM ? GRPC_UNAVAILABLE
 			    : call->rst_error == NGHTTP2_CANCEL	      ? GRPC_CANCELLED
 								      : GRPC_INTERNAL;
-		snprintf(res->message, sizeof(res->message), "stream reset by the server (%s)",
-			 nghttp2_http2_strerror(call->rst_error));
+		if (call->rst_by_peer) {
+			snprintf(res->message, sizeof(res->message),
+				 "stream reset by the server (%s)",
+				 nghttp2_http2_strerror(call->rst_error));
+		} else if (c->goaway[0]) {
+			/* nghttp2 closes the streams a GOAWAY left unanswered */
+			snprintf(res->message, sizeof(res->message),
+				 "the server sent GOAWAY (%s) instead of an answer", c->goaway);
+		} else {
+			res->local = true;
+			snprintf(res->message, sizeof(res->message),
+				 "stream reset by us (%s)%s%.150s",
+				 nghttp2_http2_strerror(call->rst_error),
+				 c->h2_error[0] ? ": the server broke HTTP/2: " : "", c->h2_error);
+		}
 	} else if (call->http_status != 200) {
 		res->code = grpc_code_from_http(call->http_status);
 		snprintf(res->message, sizeof(res->message), "HTTP status %d", call->http_status);
@@ -801,18 +888,29 @@ int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs
 		/* The call's own deadline: an answer (DEADLINE_EXCEEDED), but the
 		 * connection is suspect, so it is not reused. */
 		res->code = GRPC_DEADLINE_EXCEEDED;
-		snprintf(res->message, sizeof(res->message), "no answer within %u ms", timeout_ms);
+		res->local = true;
+		if (call.data_recv)
+			snprintf(res->message, sizeof(res->message),
+				 "no complete answer within %u ms (%zu bytes of DATA, %u more "
+				 "messages than asked for)",
+				 timeout_ms, call.data_recv, call.reader.extra);
+		else
+			snprintf(res->message, sizeof(res->message), "no answer within %u ms",
+				 timeout_ms);
 		r = 0;
 		grpc_conn_close(c);
 		goto out;
 	}
 	if (r) {
-		snprintf(res->message, sizeof(res->message), "connection to %.200s lost: %s",
-			 c->authority, strerror(-r));
+		char why[200];
+
+		broken_why(c, r, why, sizeof(why));
+		snprintf(res->message, sizeof(res->message), "connection to %.60s lost: %.170s",
+			 c->authority, why);
 		grpc_conn_close(c);
 		goto out;
 	}
-	finish_result(&call, res);
+	finish_result(c, &call, res);
 out:
 	res->msgs_sent = grpc_msgs_within(msgs, n, call.data_sent);
 	c->call = NULL;

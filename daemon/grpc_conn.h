@@ -40,6 +40,9 @@ struct grpc_result {
 	uint8_t *body;	   /* the first response message (malloc'ed), or NULL */
 	size_t body_len;
 	bool trailers_only; /* the answer was one HEADERS frame */
+	/* code and message are our own verdict (deadline, a refused or broken
+	 * answer), not the server's status */
+	bool local;
 	/*
 	 * How many request messages, from the first, were written whole to the
 	 * transport. On a failed call the server may have seen (and stored)

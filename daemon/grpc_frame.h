@@ -43,7 +43,7 @@ enum grpc_code {
  */
 #define GRPC_MAX_RESPONSE (4u << 20)
 /* A message's buffer starts at this and doubles as its bytes arrive. */
-#define GRPC_READER_CHUNK (64u << 10)
+#define GRPC_READER_CHUNK (16u << 10)
 
 /* "PERMISSION_DENIED"; "UNKNOWN_CODE" for numbers outside the table. */
 const char *grpc_code_name(int code);
