@@ -186,7 +186,7 @@ static void failed(struct agent_oap *o, const char *what, int rc, const struct g
 	else
 		log_warn("OAP %s: %s: %s%s%s%s; retrying in %.1f s", o->cfg->backend.addr, what,
 			 grpc_code_name(res->code), res->message[0] ? ": " : "", res->message,
-			 hint(res->code), (double)o->backoff_ms / 1000);
+			 res->local ? "" : hint(res->code), (double)o->backoff_ms / 1000);
 }
 
 static void succeeded(struct agent_oap *o)
@@ -215,18 +215,43 @@ static uint8_t *pack_msg(const ProtobufCMessage *m, size_t *len)
 	return buf;
 }
 
-/* A call whose answer must be OK; 0 with res->body, or -1 after failed(). */
+/*
+ * A call whose answer must be OK and, with a descriptor, decode as that
+ * message: 0 with *out (NULL without a descriptor), -1 after failed(), or 1
+ * when the OAP answered OK with something that does not decode. That counts
+ * as a failure too (backoff, one line): a server that answers garbage at
+ * once must not make us ask again at once.
+ */
 static int call(struct agent_oap *o, const char *what, const char *path, const uint8_t *req,
-		size_t len, struct grpc_result *res)
+		size_t len, const ProtobufCMessageDescriptor *answer, ProtobufCMessage **out)
 {
 	struct grpc_msg m = { req, len };
-	int rc = grpc_call(o->conn, path, &m, 1, (uint32_t)o->cfg->skyprof.call_timeout_ms, res);
+	struct grpc_result res;
+	int rc = grpc_call(o->conn, path, &m, 1, (uint32_t)o->cfg->skyprof.call_timeout_ms, &res);
 
-	if (rc || res->code != GRPC_OK) {
-		failed(o, what, rc, res);
-		grpc_result_free(res);
+	if (out)
+		*out = NULL;
+	if (rc || res.code != GRPC_OK) {
+		failed(o, what, rc, &res);
+		grpc_result_free(&res);
 		return -1;
 	}
+	if (answer) {
+		*out = protobuf_c_message_unpack(answer, NULL, res.body_len,
+						 res.body ? res.body : (const uint8_t *)"");
+		if (!*out) {
+			size_t n = res.body_len;
+
+			grpc_result_free(&res);
+			res.code = GRPC_INTERNAL;
+			res.local = true;
+			snprintf(res.message, sizeof(res.message),
+				 "the answer (%zu bytes) does not decode as %s", n, answer->name);
+			failed(o, what, 0, &res);
+			return 1;
+		}
+	}
+	grpc_result_free(&res);
 	succeeded(o);
 	return 0;
 }
@@ -234,28 +259,22 @@ static int call(struct agent_oap *o, const char *what, const char *path, const u
 /*
  * A call answered with Commands (queryTasks, queryPolicies,
  * reportProfilingTask): -1 when it failed, else 0 with *out, which is NULL
- * when the answer did not decode (logged and counted).
+ * when the answer did not decode (logged, counted, backed off).
  */
 static int call_commands(struct agent_oap *o, const char *what, const char *path,
 			 const ProtobufCMessage *req, Skywalking__V3__Commands **out)
 {
-	struct grpc_result res;
+	ProtobufCMessage *m = NULL;
 	size_t len;
 	uint8_t *buf = pack_msg(req, &len);
-	int r = buf ? call(o, what, path, buf, len, &res) : -1;
+	int r = buf ? call(o, what, path, buf, len, &skywalking__v3__commands__descriptor, &m) : -1;
 
 	free(buf);
-	*out = NULL;
-	if (r)
+	*out = (Skywalking__V3__Commands *)m;
+	if (r < 0)
 		return -1;
-	*out = skywalking__v3__commands__unpack(NULL, res.body_len,
-						res.body ? res.body : (const uint8_t *)"");
-	if (!*out) {
-		log_warn("OAP %s: %s: the answer does not decode as Commands; ignored",
-			 o->cfg->backend.addr, what);
+	if (r > 0)
 		o->st.commands_rejected++;
-	}
-	grpc_result_free(&res);
 	return 0;
 }
 
@@ -319,8 +338,8 @@ static void report(struct agent_oap *o, bool full)
 	Skywalking__V3__EBPFProcessEntityMetadata *ents = NULL;
 	Skywalking__V3__KeyStringValuePair *kv = NULL, **kvp = NULL;
 	Skywalking__V3__EBPFReportProcessDownstream *down;
+	ProtobufCMessage *answer;
 	char(*pids)[16] = NULL, host_ip[64];
-	struct grpc_result res;
 	uint8_t *buf = NULL;
 	size_t n = 0, len;
 	uint32_t *sent = NULL;
@@ -389,17 +408,11 @@ static void report(struct agent_oap *o, bool full)
 	list.ebpfagentid = o->agent_id;
 	buf = pack_msg(&list.base, &len);
 	pthread_mutex_unlock(&t->lock);
-	if (!buf || call(o, "reportProcesses", PATH_REPORT, buf, len, &res))
+	/* An answer that does not decode: reported again after the backoff. */
+	if (!buf || call(o, "reportProcesses", PATH_REPORT, buf, len,
+			 &skywalking__v3__ebpfreport_process_downstream__descriptor, &answer))
 		goto out;
-
-	down = skywalking__v3__ebpfreport_process_downstream__unpack(NULL, res.body_len,
-								     res.body ? res.body : buf);
-	if (!down) {
-		log_warn("OAP %s: reportProcesses: the answer does not decode; will report again",
-			 o->cfg->backend.addr);
-		grpc_result_free(&res);
-		goto out;
-	}
+	down = (Skywalking__V3__EBPFReportProcessDownstream *)answer;
 	pthread_mutex_lock(&t->lock);
 	for (size_t i = 0; i < t->n; i++) {
 		struct agent_proc *p = &t->v[i];
@@ -447,7 +460,6 @@ static void report(struct agent_oap *o, bool full)
 	}
 	pthread_mutex_unlock(&t->lock);
 	skywalking__v3__ebpfreport_process_downstream__free_unpacked(down, NULL);
-	grpc_result_free(&res);
 	if (full)
 		o->full_report = false;
 out:
@@ -470,7 +482,6 @@ static void keep_alive(struct agent_oap *o)
 	Skywalking__V3__EBPFProcessPingPkg *pk = NULL, **pkp = NULL;
 	Skywalking__V3__EBPFProcessEntityMetadata *ents = NULL;
 	Skywalking__V3__KeyStringValuePair *kv = NULL, **kvp = NULL;
-	struct grpc_result res;
 	uint8_t *buf = NULL;
 	size_t n = 0, len;
 
@@ -513,8 +524,9 @@ static void keep_alive(struct agent_oap *o)
 	list.ebpfagentid = o->agent_id;
 	buf = pack_msg(&list.base, &len);
 	pthread_mutex_unlock(&t->lock);
-	if (buf && !call(o, "keepAlive", PATH_KEEPALIVE, buf, len, &res))
-		grpc_result_free(&res);
+	/* The answer (Commands) carries nothing for hosts: not decoded. */
+	if (buf)
+		call(o, "keepAlive", PATH_KEEPALIVE, buf, len, NULL, NULL);
 out:
 	free(buf);
 	free(pk);
