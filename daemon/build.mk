@@ -74,6 +74,11 @@ $(SKYPROF_BIN): daemon/main.c $(BUILD)/libskyprof.a
 	$(CC) $(DAEMON_CFLAGS) $(HARDEN_CFLAGS) $(HARDEN_LDFLAGS) -o $@ $< $(BUILD)/libskyprof.a \
 		$(DAEMON_LIBS)
 
+# The program under ASan+UBSan, for host tests that throw hostile input at
+# a running agent (tests/host/42-agent-oap-garbage.sh). Not installed.
+$(BUILD)/skyprof-asan: daemon/main.c $(BUILD)/libskyprof-asan.a
+	$(CC) $(DAEMON_CFLAGS) $(SAN_FLAGS) -o $@ $< $(BUILD)/libskyprof-asan.a $(DAEMON_LIBS)
+
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libskyprof-asan.a
 	@mkdir -p $(@D)
 	$(CC) $(DAEMON_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< \
