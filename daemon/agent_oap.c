@@ -156,6 +156,11 @@ static bool refused_unread(int code)
 	}
 }
 
+bool oap_nothing_stored(int rc, const struct grpc_result *res)
+{
+	return !res->msgs_sent || (!rc && !res->local && refused_unread(res->code));
+}
+
 static const char *hint(int code)
 {
 	switch (code) {
@@ -788,7 +793,7 @@ static bool send_batch(struct agent_oap *o, struct upload_batch *b)
 	}
 	failed(o, b->what[0] ? b->what : "upload", rc, &res);
 	grpc_result_free(&res);
-	if (res.msgs_sent && !(!rc && refused_unread(res.code))) {
+	if (!oap_nothing_stored(rc, &res)) {
 		/* At most once: what went out may be stored already. */
 		log_warn("OAP: %s: the stream broke after %zu of %zu messages were written: "
 			 "those are counted as unconfirmed and not sent again%s",

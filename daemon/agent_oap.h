@@ -79,4 +79,14 @@ void oap_stop(struct agent_oap *o, uint32_t drain_ms);
 /* Exposed for tests: the next backoff (ms) after `failures` failures, with jitter r in [0,1). */
 uint64_t oap_backoff_ms(unsigned int failures, uint64_t max_ms, double r);
 
+struct grpc_result;
+/*
+ * After a failed upload call (grpc_call's rc and result): true when none of
+ * its messages can have been stored by the OAP, so the whole batch may go
+ * again: nothing was written, or the OAP refused the call before reading
+ * (its interceptors' codes). A code of our own (res->local: a deadline, an
+ * answer we refused) says nothing about what the OAP read.
+ */
+bool oap_nothing_stored(int rc, const struct grpc_result *res);
+
 #endif

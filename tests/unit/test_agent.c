@@ -26,6 +26,7 @@
 #include "agent_template.h"
 #include "agent_upload.h"
 #include "grpc_conn.h"
+#include "grpc_frame.h"
 #include "sw_command.pb-c.h"
 #include "sw_ebpf_profiling.pb-c.h"
 #include "view.h"
@@ -302,6 +303,30 @@ static void backoff_grows_with_jitter(void **state)
 	assert_int_equal(oap_backoff_ms(1, 60000, 0.0), 800);
 	assert_true(oap_backoff_ms(1, 60000, 0.999) < 1200);
 	assert_int_equal(oap_backoff_ms(10, 2000, 0.5), 2000);
+}
+
+/*
+ * Which failed uploads may go again whole. Our own RESOURCE_EXHAUSTED (the
+ * OAP read the stream and answered with a message over our limit) was taken
+ * for the OAP's refusal-before-reading and the batch was sent twice.
+ */
+static void upload_resend_rule(void **state)
+{
+	struct grpc_result r = { .code = GRPC_RESOURCE_EXHAUSTED, .msgs_sent = 3 };
+
+	(void)state;
+	assert_true(oap_nothing_stored(0, &r)); /* the OAP's memory watermark */
+	r.local = true;
+	assert_false(oap_nothing_stored(0, &r)); /* our refusal of its answer */
+	r = (struct grpc_result){ .code = GRPC_PERMISSION_DENIED, .msgs_sent = 2 };
+	assert_true(oap_nothing_stored(0, &r));
+	r = (struct grpc_result){ .code = GRPC_DEADLINE_EXCEEDED, .msgs_sent = 2, .local = true };
+	assert_false(oap_nothing_stored(0, &r));
+	r = (struct grpc_result){ .code = GRPC_INTERNAL, .msgs_sent = 2 };
+	assert_false(oap_nothing_stored(0, &r));
+	assert_false(oap_nothing_stored(-ECONNRESET, &r));
+	r.msgs_sent = 0;
+	assert_true(oap_nothing_stored(-ECONNRESET, &r));
 }
 
 static void proc_helpers(void **state)
@@ -586,7 +611,7 @@ int main(void)
 		cmocka_unit_test(queue_bounds),		cmocka_unit_test(backoff_grows_with_jitter),
 		cmocka_unit_test(proc_helpers),		cmocka_unit_test(upload_messages),
 		cmocka_unit_test(upload_offcpu),	cmocka_unit_test(upload_unconfirmed_split),
-		cmocka_unit_test(grpc_messages_within),
+		cmocka_unit_test(grpc_messages_within), cmocka_unit_test(upload_resend_rule),
 	};
 
 	log_set_level(LOG_LVL_ERROR);
