@@ -15,7 +15,7 @@
 FUZZ_CC      ?= clang
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS   = $(filter-out -O2,$(DAEMON_CFLAGS)) -O1 $(FUZZ_SAN) -DSKYPROF_FUZZ
+FUZZ_CFLAGS   = $(filter-out -O2,$(DAEMON_CFLAGS)) -O1 $(FUZZ_SAN)
 FUZZ_OBJ     := $(patsubst $(BUILD)/daemon/%.o,$(BUILD)/fuzz/obj/%.o,$(DAEMON_OBJ))
 FUZZ_LIB     := $(BUILD)/fuzz/libskyprof-fuzz.a
 FUZZ_BINS     = $(patsubst %,$(BUILD)/fuzz/bin/fuzz_%,$(FUZZ_TARGETS))

@@ -5,7 +5,8 @@
 # grpc-status, HTTP 503, refused streams, a length prefix of 4 GiB, a real
 # 8 MiB message, a valid 3 MiB one that is not the expected message, an
 # endless stream of messages, DATA beyond the flow-control window. Each
-# misbehaviour is served twice, on fresh connections.
+# misbehaviour is served twice (GARBAGE_PER_MODE=N: N times), on fresh
+# connections.
 #
 # Two agents run side by side, each against its own garbage server: the
 # program as installed (its RSS sampled every 0.5 s) and the same program
@@ -65,8 +66,8 @@ modes=$($PY "$GARBAGE" --list | awk '{print $1}' | tr '\n' ' ')
 
 start_garbage() { # NAME: sets G_PID, G_PORT
 	rm -f "$OUT/$1.port"
-	$PY "$GARBAGE" --port-file "$OUT/$1.port" --record "$OUT/$1.jsonl" --per-mode 2 \
-		--max-mode-s 20 >"$OUT/$1.log" 2>&1 &
+	$PY "$GARBAGE" --port-file "$OUT/$1.port" --record "$OUT/$1.jsonl" --per-mode "${GARBAGE_PER_MODE:-2}" \
+		--max-mode-s $((10 * ${GARBAGE_PER_MODE:-2})) >"$OUT/$1.log" 2>&1 &
 	G_PID=$!
 	agent_pids+=("$G_PID")
 	for _ in $(seq 50); do [ -s "$OUT/$1.port" ] && break; sleep 0.2; done
@@ -92,7 +93,7 @@ asan=$AGENT_PID
 
 # RSS of the installed program every 0.5 s while the garbage runs
 : >"$OUT/rss"
-deadline=$((SECONDS + 240))
+deadline=$((SECONDS + 120 * ${GARBAGE_PER_MODE:-2}))
 while [ $SECONDS -lt $deadline ]; do
 	awk '/^VmRSS/ {print $2}' /proc/$prod/status >>"$OUT/rss" 2>/dev/null
 	kill -0 "$prod" 2>/dev/null && kill -0 "$asan" 2>/dev/null || break
