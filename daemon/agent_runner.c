@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "agent_flush.h"
 #include "agent_log.h"
 #include "agent_queue.h"
 #include "agent_runner.h"
@@ -17,22 +18,54 @@
 #include "output.h"
 #include "profile.h"
 #include "symbolize.h"
+#include "unwind_dwarf.h"
 #include "view.h"
+
+/* The flush worker's side of a run: only the worker touches it once the run
+ * has started (the queue hand-over orders the accesses). */
+struct run_sink {
+	struct task_spec spec;
+	uint32_t pid;
+	struct upload_queue *queue;
+	struct symbolizer *sym;
+	struct profile *prof; /* every sample so far */
+	struct delta_table *deltas;
+	uint64_t started_ms; /* profilingStartTime: constant for the task */
+	uint64_t uploaded_count, uploaded_weight, batches, dropped_batches;
+};
+
+/* One flush for the worker: the samples since the previous one. */
+struct flush_req {
+	struct run_sink *k;
+	struct profile *pend;
+	uint64_t now_ms;
+	bool final;
+	struct run_stats st; /* the final one: the drain side's numbers */
+	const char *spool_dir;
+};
 
 struct agent_run {
 	struct task_spec spec;
 	uint32_t pid;
 	const struct agent_config *cfg;
-	struct upload_queue *queue;
+	struct flush_worker *worker;
 	struct capture cap;
 	bool cap_started;
-	struct symbolizer *sym;
-	struct profile *prof;
-	struct delta_table *deltas;
-	uint64_t started_ms; /* profilingStartTime: constant for the task */
+	struct run_sink *sink; /* NULL once the last flush took it */
+	/* The last flush's request, allocated at the start: the last flush
+	 * frees the sink, so it must never fail for want of memory while
+	 * earlier flushes of the task may still wait for the worker. */
+	struct flush_req *final_req;
+	struct profile_meta meta;
+	struct profile *pend; /* samples since the last flush */
+	/* DWARF unwinding happens as samples are read, with its own symbolizer:
+	 * the worker's is busy symbolizing meanwhile. */
+	struct symbolizer *dsym;
+	struct unwind_dwarf *uw;
 	uint64_t end_ms;
 	uint64_t next_flush_ms;
 	uint64_t next_alive_ms;
+	uint64_t last_step_ms;
 	int error;
 	bool finished;
 	struct run_stats st;
@@ -49,7 +82,7 @@ uint64_t agent_wall_ms(void)
 static int on_sample(void *arg, const struct sp_sample *s)
 {
 	struct agent_run *r = arg;
-	int e = profile_add(r->prof, s);
+	int e = profile_add_unwound(r->pend, r->uw, s);
 
 	if (e) {
 		r->error = e;
@@ -59,25 +92,43 @@ static int on_sample(void *arg, const struct sp_sample *s)
 	return 0;
 }
 
+static void sink_free(struct run_sink *k)
+{
+	if (!k)
+		return;
+	profile_free(k->prof);
+	symbolizer_free(k->sym);
+	delta_table_free(k->deltas);
+	free(k);
+}
+
 int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid,
-	      const struct agent_config *cfg, struct upload_queue *queue, char *err, size_t errlen)
+	      const struct agent_config *cfg, struct upload_queue *queue,
+	      struct flush_worker *worker, char *err, size_t errlen)
 {
 	struct agent_run *r = calloc(1, sizeof(*r));
+	struct run_sink *k = calloc(1, sizeof(*k));
 	struct record_opts o = { 0 };
-	struct profile_meta meta = { 0 };
 	struct symbolizer_opts so = { .quiet = true };
 	uint64_t now = agent_wall_ms();
 	int e;
 
 	*out = NULL;
-	if (!r) {
+	if (!r || !k) {
+		free(r);
+		free(k);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	r->spec = *spec;
 	r->pid = pid;
 	r->cfg = cfg;
-	r->queue = queue;
+	r->worker = worker;
+	r->sink = k;
+	r->final_req = calloc(1, sizeof(*r->final_req));
+	k->spec = *spec;
+	k->pid = pid;
+	k->queue = queue;
 	/* TARGET_NONE with a tgid: the capture keeps the target in itself, so
 	 * several tasks' captures never share a target array. */
 	o.target = TARGET_NONE;
@@ -90,17 +141,25 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 	e = capture_prepare(&r->cap, &o, pid);
 	if (!e && cfg->skyprof.offcpu_min_block_ns && o.offcpu)
 		r->cap.sopts.offcpu_min_ns = cfg->skyprof.offcpu_min_block_ns;
-	/* The symbolizer notes the process before the session, so its maps are known. */
+	/* The symbolizers note the process before the session, so its maps are known. */
 	if (!e) {
-		r->sym = symbolizer_new(&so);
-		if (r->sym)
-			symbolizer_note_pid(r->sym, pid);
-		meta.kind = o.offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU;
-		meta.freq_hz = o.offcpu ? 0 : o.freq;
-		meta.start_ns = now * 1000000ull;
-		r->prof = r->sym ? profile_new(&meta, r->sym) : NULL;
-		r->deltas = delta_table_new();
-		if (!r->prof || !r->deltas) {
+		k->sym = symbolizer_new(&so);
+		if (k->sym)
+			symbolizer_note_pid(k->sym, pid);
+		if (o.ustack_bytes) {
+			r->dsym = symbolizer_new(&so);
+			if (r->dsym)
+				symbolizer_note_pid(r->dsym, pid);
+			r->uw = r->dsym ? unwind_dwarf_new(r->dsym) : NULL;
+		}
+		r->meta.kind = o.offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU;
+		r->meta.freq_hz = o.offcpu ? 0 : o.freq;
+		r->meta.start_ns = now * 1000000ull;
+		k->prof = k->sym ? profile_new(&r->meta, k->sym) : NULL;
+		r->pend = profile_new(&r->meta, NULL);
+		k->deltas = delta_table_new();
+		if (!k->prof || !r->pend || !k->deltas || !r->final_req ||
+		    (o.ustack_bytes && !r->uw)) {
 			e = -ENOMEM;
 			snprintf(r->cap.err, sizeof(r->cap.err), "out of memory");
 		}
@@ -113,13 +172,13 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 		return e;
 	}
 	r->cap_started = true;
-	r->started_ms = agent_wall_ms();
+	k->started_ms = agent_wall_ms();
 	r->end_ms = task_end_ms(spec);
 	/* The first flush comes early so the UI shows data soon after the task
 	 * starts; then every flush_interval, as rover. */
 	r->next_flush_ms =
-		r->started_ms + (cfg->flush_interval_ms < 2000 ? cfg->flush_interval_ms : 2000);
-	r->next_alive_ms = r->started_ms + 500;
+		k->started_ms + (cfg->flush_interval_ms < 2000 ? cfg->flush_interval_ms : 2000);
+	r->next_alive_ms = k->started_ms + 500;
 	*out = r;
 	return 0;
 }
@@ -136,36 +195,33 @@ int run_pollfds(struct agent_run *r, struct pollfd *p)
 	return n;
 }
 
-/* Hand the new stacks to the queue as one batch. */
-static void flush(struct agent_run *r, uint64_t now)
+/* Worker: symbolize what is new and hand it to the queue as one batch. */
+static void sink_upload(struct run_sink *k, uint64_t now)
 {
 	struct upload_task_meta m = {
-		.task_id = r->spec.task_id,
-		.process_id = r->spec.process_id,
-		.profiling_start_ms = r->started_ms,
+		.task_id = k->spec.task_id,
+		.process_id = k->spec.process_id,
+		.profiling_start_ms = k->started_ms,
 		.current_ms = now,
-		.offcpu = r->spec.target == AGENT_TARGET_OFF_CPU,
+		.offcpu = k->spec.target == AGENT_TARGET_OFF_CPU,
 	};
 	struct upload_totals tot;
 	struct upload_batch *b;
 	struct view *v;
 	char what[160];
-	uint64_t t0;
+	uint64_t t0 = agent_wall_ms();
 
-	if (!r->queue)
-		return;
-	t0 = agent_wall_ms();
-	v = profile_view(r->prof);
+	v = profile_view(k->prof);
 	if (!v) {
 		log_warn("task %s: out of memory symbolizing; this flush is skipped",
-			 r->spec.task_id);
+			 k->spec.task_id);
 		return;
 	}
-	snprintf(what, sizeof(what), "task %.64s pid %u", r->spec.task_id, r->pid);
+	snprintf(what, sizeof(what), "task %.64s pid %u", k->spec.task_id, k->pid);
 	b = batch_new(UPLOAD_PATH_PROFILING, what);
-	if (!b || upload_collect(r->deltas, v, r->pid, &m, b, &tot)) {
+	if (!b || upload_collect(k->deltas, v, k->pid, &m, b, &tot)) {
 		log_warn("task %s: out of memory building an upload; this flush is skipped",
-			 r->spec.task_id);
+			 k->spec.task_id);
 		batch_free(b);
 		return;
 	}
@@ -173,26 +229,135 @@ static void flush(struct agent_run *r, uint64_t now)
 		batch_free(b);
 		return;
 	}
-	r->st.uploaded_count += tot.count;
-	r->st.uploaded_weight += tot.weight;
-	r->st.batches++;
+	k->uploaded_count += tot.count;
+	k->uploaded_weight += tot.weight;
+	k->batches++;
 	/* The first flush symbolizes the process's binaries and the kernel: say
 	 * how long that took, it is the upload's latency. */
-	log_msg(r->st.batches == 1 ? LOG_LVL_INFO : LOG_LVL_DEBUG,
+	log_msg(k->batches == 1 ? LOG_LVL_INFO : LOG_LVL_DEBUG,
 		"task %s: flush: %" PRIu64 " stacks, count %" PRIu64
 		", %zu bytes, symbolized in %" PRIu64 " ms",
-		r->spec.task_id, tot.messages, tot.count, b->bytes, agent_wall_ms() - t0);
-	r->st.dropped_batches += queue_push(r->queue, b);
+		k->spec.task_id, tot.messages, tot.count, b->bytes, agent_wall_ms() - t0);
+	k->dropped_batches += queue_push(k->queue, b);
+}
+
+static void spool(struct run_sink *k, const char *dir)
+{
+	char base[512], path[600];
+	time_t t = (time_t)(k->started_ms / 1000);
+	struct tm tm;
+	char when[32];
+
+	if (mkdir(dir, 0750) && errno != EEXIST) {
+		log_warn("spool: cannot create %s: %s", dir, strerror(errno));
+		return;
+	}
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+	snprintf(base, sizeof(base), "%s/%s-pid%u-%s", dir, when, k->pid,
+		 k->spec.target == AGENT_TARGET_OFF_CPU ? "offcpu" : "oncpu");
+	snprintf(path, sizeof(path), "%s.pb.gz", base);
+	if (!output_write(k->prof, path, OUTPUT_PPROF))
+		log_info("spool: wrote %s", path);
+	snprintf(path, sizeof(path), "%s.svg", base);
+	if (!output_write(k->prof, path, OUTPUT_SVG))
+		log_info("spool: wrote %s", path);
+}
+
+/* Worker: one flush; the last one also ends the task and frees its state. */
+static void flush_job(void *arg)
+{
+	struct flush_req *q = arg;
+	struct run_sink *k = q->k;
+	const struct run_stats *st = &q->st;
+
+	if (q->pend && profile_merge(k->prof, q->pend))
+		log_warn("task %s: out of memory merging %" PRIu64 " samples: they are lost",
+			 k->spec.task_id, profile_total_samples(q->pend));
+	profile_free(q->pend);
+	if (k->queue)
+		sink_upload(k, q->now_ms);
+	if (q->final) {
+		profile_set_duration(k->prof, (q->now_ms - k->started_ms) * 1000000ull);
+		log_info("task %s %s pid %u finished after %.1f s: %" PRIu64
+			 " samples read, module %" PRIu64 " samples %" PRIu64
+			 " lost; uploaded count %" PRIu64 " duration %" PRIu64 " ns in %" PRIu64
+			 " batches; flushes dropped %" PRIu64 " (%" PRIu64
+			 " samples); drain: longest pause %" PRIu64 " ms, hand-off %" PRIu64 " ms",
+			 k->spec.task_id, task_target_name(k->spec.target), k->pid,
+			 (double)(q->now_ms - k->started_ms) / 1000.0, st->samples_read,
+			 st->module_samples, st->module_drops, k->uploaded_count,
+			 k->uploaded_weight, k->batches, st->dropped_flushes, st->dropped_samples,
+			 st->max_pause_ms, st->max_handoff_ms);
+		if (q->spool_dir)
+			spool(k, q->spool_dir);
+		sink_free(k);
+	}
+	free(q);
+}
+
+/* Drain side: hand the samples since the last flush to the worker. */
+static void flush(struct agent_run *r, uint64_t now, bool final, const char *spool_dir)
+{
+	struct flush_req *q;
+	struct timespec t0, t1;
+	uint64_t n, ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (final) {
+		q = r->final_req;
+		r->final_req = NULL;
+	} else {
+		q = calloc(1, sizeof(*q));
+	}
+	if (!q)
+		return; /* not the last one: the samples stay for the next one */
+	q->k = r->sink;
+	q->pend = r->pend;
+	q->now_ms = now;
+	q->final = final;
+	q->spool_dir = spool_dir;
+	r->pend = final ? NULL : profile_new(&r->meta, NULL);
+	if (!final && !r->pend) {
+		/* keep the samples; the task ends on the error */
+		r->pend = q->pend;
+		r->error = -ENOMEM;
+		free(q);
+		return;
+	}
+	n = profile_total_samples(q->pend);
+	if (final) {
+		q->st = r->st;
+		r->sink = NULL; /* the worker frees it */
+	}
+	if (!flush_worker_submit(r->worker, flush_job, q, n, final)) {
+		r->st.dropped_flushes++;
+		r->st.dropped_samples += n;
+		log_warn("task %s: the flush worker is behind: a flush of %" PRIu64
+			 " samples is dropped (%" PRIu64 " so far)",
+			 r->spec.task_id, n, r->st.dropped_flushes);
+		profile_free(q->pend);
+		free(q);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+	if (ms > r->st.max_handoff_ms)
+		r->st.max_handoff_ms = ms;
 }
 
 int run_step(struct agent_run *r, uint64_t now)
 {
 	int e = capture_poll(&r->cap, 0, on_sample, r);
 
+	if (r->last_step_ms && now - r->last_step_ms > r->st.max_pause_ms)
+		r->st.max_pause_ms = now - r->last_step_ms;
+	r->last_step_ms = now;
 	if (e < 0 || r->error)
 		return e < 0 ? e : r->error;
+	/* Without a queue (embedded mode) only the last flush has work to do. */
 	if (now >= r->next_flush_ms) {
-		flush(r, now);
+		if (r->sink && r->sink->queue)
+			flush(r, now, false, NULL);
 		r->next_flush_ms = now + r->cfg->flush_interval_ms;
 	}
 	if (r->cap.ended)
@@ -213,34 +378,10 @@ void run_extend(struct agent_run *r, uint64_t end_ms)
 		r->end_ms = end_ms;
 }
 
-static void spool(struct agent_run *r, const char *dir)
-{
-	char base[512], path[600];
-	time_t t = (time_t)(r->started_ms / 1000);
-	struct tm tm;
-	char when[32];
-
-	if (mkdir(dir, 0750) && errno != EEXIST) {
-		log_warn("spool: cannot create %s: %s", dir, strerror(errno));
-		return;
-	}
-	localtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-	snprintf(base, sizeof(base), "%s/%s-pid%u-%s", dir, when, r->pid,
-		 r->spec.target == AGENT_TARGET_OFF_CPU ? "offcpu" : "oncpu");
-	snprintf(path, sizeof(path), "%s.pb.gz", base);
-	if (!output_write(r->prof, path, OUTPUT_PPROF))
-		log_info("spool: wrote %s", path);
-	snprintf(path, sizeof(path), "%s.svg", base);
-	if (!output_write(r->prof, path, OUTPUT_SVG))
-		log_info("spool: wrote %s", path);
-}
-
 void run_finish(struct agent_run *r, const char *spool_dir)
 {
 	struct control_cpu_stats *st = NULL;
 	size_t nst = 0;
-	uint64_t now;
 
 	if (r->finished || !r->cap_started)
 		return;
@@ -254,17 +395,8 @@ void run_finish(struct agent_run *r, const char *spool_dir)
 	free(st);
 	if (!nst)
 		r->st.module_drops = ring_lost(r->cap.ring);
-	now = agent_wall_ms();
-	profile_set_duration(r->prof, (now - r->started_ms) * 1000000ull);
-	flush(r, now);
-	log_info("task %s %s pid %u finished after %.1f s: %" PRIu64
-		 " samples read, module %" PRIu64 " samples %" PRIu64
-		 " lost; uploaded count %" PRIu64 " duration %" PRIu64 " ns in %" PRIu64 " batches",
-		 r->spec.task_id, task_target_name(r->spec.target), r->pid,
-		 (double)(now - r->started_ms) / 1000.0, r->st.samples_read, r->st.module_samples,
-		 r->st.module_drops, r->st.uploaded_count, r->st.uploaded_weight, r->st.batches);
-	if (spool_dir)
-		spool(r, spool_dir);
+	/* the last flush, the summary line and the spool files: on the worker */
+	flush(r, agent_wall_ms(), true, spool_dir);
 	capture_close(&r->cap);
 }
 
@@ -274,9 +406,11 @@ void run_free(struct agent_run *r)
 		return;
 	if (r->cap.ctl || r->cap.ring)
 		capture_close(&r->cap);
-	profile_free(r->prof);
-	symbolizer_free(r->sym);
-	delta_table_free(r->deltas);
+	profile_free(r->pend);
+	free(r->final_req);
+	unwind_dwarf_free(r->uw);
+	symbolizer_free(r->dsym);
+	sink_free(r->sink);
 	free(r);
 }
 
@@ -288,9 +422,4 @@ const struct task_spec *run_spec(const struct agent_run *r)
 uint32_t run_pid(const struct agent_run *r)
 {
 	return r->pid;
-}
-
-const struct run_stats *run_get_stats(const struct agent_run *r)
-{
-	return &r->st;
 }

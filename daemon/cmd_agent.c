@@ -3,9 +3,10 @@
  * skyprof agent: the SkyWalking side of skyprof, rover-compatible.
  *
  * Threads: this one discovers processes, runs tasks and drains their rings;
- * the OAP thread (agent_oap.c) does every network call. They meet in three
- * places, each with its own lock: the process table, the task inbox and the
- * upload queue. Without core.backend.addr there is no OAP thread: tasks come
+ * the flush worker (agent_flush.c) symbolizes and encodes each flush; the
+ * OAP thread (agent_oap.c) does every network call. They meet in four
+ * places, each with its own lock: the process table, the task inbox, the
+ * flush queue and the upload queue. Without core.backend.addr there is no OAP thread: tasks come
  * from the skyprof.schedule section and profiles go to the spool directory.
  */
 #include <errno.h>
@@ -22,6 +23,7 @@
 
 #include "agent_cmon.h"
 #include "agent_continuous.h"
+#include "agent_flush.h"
 #include "agent_log.h"
 #include "agent_oap.h"
 #include "agent_procs.h"
@@ -35,6 +37,8 @@
 #define DEFAULT_CONFIG "/etc/skyprof/agent.yaml"
 #define MAX_RUNS       8
 #define STOP_DRAIN_MS  5000
+/* Flushes that may wait for the flush worker: two per task that can run. */
+#define FLUSH_QUEUE_JOBS (2 * MAX_RUNS)
 
 static void usage(FILE *f)
 {
@@ -111,6 +115,7 @@ struct agent {
 	struct agent_config cfg;
 	struct agent_procs procs;
 	struct upload_queue queue;
+	struct flush_worker worker;
 	struct agent_inbox inbox;
 	struct agent_oap oap;
 	struct cont_policies policies; /* continuous profiling */
@@ -206,8 +211,8 @@ static void start_due(struct agent *a)
 			held_remove(a, i);
 			continue;
 		}
-		r = run_start(&h->run, &h->spec, pid, &a->cfg, a->oap_mode ? &a->queue : NULL, err,
-			      sizeof(err));
+		r = run_start(&h->run, &h->spec, pid, &a->cfg, a->oap_mode ? &a->queue : NULL,
+			      &a->worker, err, sizeof(err));
 		if (r) {
 			log_warn("task %s: cannot profile pid %u: %s", h->spec.task_id, pid, err);
 			a->tasks_failed++;
@@ -280,9 +285,11 @@ static void continuous_tick(struct agent *a, uint64_t now)
 static void report_stats(struct agent *a, const char *when)
 {
 	struct upload_stats st;
-	size_t pb = 0, pbytes = 0;
+	struct flush_stats fs;
+	size_t pb = 0, pbytes = 0, fpend;
 
 	queue_get_stats(&a->queue, &st, &pb, &pbytes);
+	flush_worker_get_stats(&a->worker, &fs, &fpend);
 	log_info("agent %s: tasks started %" PRIu64 " failed %" PRIu64 "; uploads: %" PRIu64
 		 " batches sent (%" PRIu64 " messages, count %" PRIu64 "), %" PRIu64
 		 " dropped (%" PRIu64 " messages, count %" PRIu64 ", %" PRIu64 " bytes), %" PRIu64
@@ -293,6 +300,10 @@ static void report_stats(struct agent *a, const char *when)
 		 st.dropped_bytes, st.unconfirmed_batches, st.unconfirmed_msgs,
 		 st.unconfirmed_units, pb, pbytes, (uint64_t)a->oap.st.calls_ok,
 		 (uint64_t)a->oap.st.calls_failed);
+	log_info("agent %s: flushes: %" PRIu64 " done, %" PRIu64 " dropped (%" PRIu64
+		 " samples), %zu waiting; longest %" PRIu64 " ms, longest wait %" PRIu64 " ms",
+		 when, fs.done_jobs, fs.dropped_jobs, fs.dropped_units, fpend, fs.max_job_ms,
+		 fs.max_wait_ms);
 }
 
 static int loop(struct agent *a)
@@ -435,6 +446,10 @@ int cmd_agent_main(int argc, char **argv)
 				     .ip = tmpl_host_ip };
 	procs_init(&a.procs, NULL);
 	queue_init(&a.queue, a.cfg.skyprof.queue_bytes);
+	r = flush_worker_start(&a.worker, FLUSH_QUEUE_JOBS);
+	if (r)
+		log_warn("cannot start the flush worker (%s): flushes run on the drain thread",
+			 strerror(-r));
 	r = inbox_init(&a.inbox);
 	if (r) {
 		log_error("eventfd: %s", strerror(-r));
@@ -492,6 +507,8 @@ int cmd_agent_main(int argc, char **argv)
 	log_info("agent: stopping: %zu tasks held", a.nr_held);
 	while (a.nr_held)
 		held_stop(&a, a.nr_held - 1);
+	/* the last flushes into the upload queue first */
+	flush_worker_stop(&a.worker);
 	if (a.oap_mode)
 		oap_stop(&a.oap, STOP_DRAIN_MS);
 	nin = queue_drop_all(&a.queue);

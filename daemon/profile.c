@@ -314,31 +314,13 @@ static struct stack_entry *insert(struct profile *p, const struct sp_sample *s, 
 	return e;
 }
 
-int profile_add(struct profile *p, const struct sp_sample *s)
+/* Count n samples of s's stack, weighing w in all. */
+static int add_counted(struct profile *p, const struct sp_sample *s, uint64_t n, uint64_t w)
 {
 	uint64_t hash;
 	size_t h;
 	struct stack_entry *e;
-	struct sp_sample dw;
-	uint64_t dw_ips[UNWIND_DWARF_MAX_FRAMES];
 
-	if (p->view_only)
-		return -EINVAL;
-	/* Hook for --dwarf: a sample with user regs and a stack copy gets
-	 * its user stack from the DWARF unwinder (mixed with the FP chain,
-	 * see unwind_dwarf.h) before it is aggregated, so record, top and
-	 * the agent all profit and the stored stack needs no regs. */
-	if ((s->flags & SKYPROF_SF_REGS) && s->regs && p->sym) {
-		if (!p->uw)
-			p->uw = unwind_dwarf_new(p->sym);
-		if (p->uw) {
-			dw = *s;
-			dw.nr_user = (uint16_t)unwind_dwarf_sample(p->uw, s, dw_ips,
-								   UNWIND_DWARF_MAX_FRAMES);
-			dw.user_ips = dw_ips;
-			s = &dw;
-		}
-	}
 	if ((s->nr_kernel && !s->kernel_ips) || (s->nr_user && !s->user_ips))
 		return -EINVAL;
 	hash = hash_sample(s);
@@ -360,9 +342,60 @@ int profile_add(struct profile *p, const struct sp_sample *s)
 	if (p->nr_entries * 4 > p->nr_slots * 3 && grow_table(p))
 		return -ENOMEM;
 found:
-	e->count++;
-	e->weight += s->weight;
-	p->total_count++;
+	e->count += n;
+	e->weight += w;
+	p->total_count += n;
+	return 0;
+}
+
+int profile_add_unwound(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s)
+{
+	struct sp_sample dw;
+	uint64_t dw_ips[UNWIND_DWARF_MAX_FRAMES];
+
+	if (p->view_only)
+		return -EINVAL;
+	if ((s->flags & SKYPROF_SF_REGS) && s->regs && uw) {
+		dw = *s;
+		dw.nr_user = (uint16_t)unwind_dwarf_sample(uw, s, dw_ips, UNWIND_DWARF_MAX_FRAMES);
+		dw.user_ips = dw_ips;
+		s = &dw;
+	}
+	return add_counted(p, s, 1, s->weight);
+}
+
+int profile_add(struct profile *p, const struct sp_sample *s)
+{
+	/* Hook for --dwarf: a sample with user regs and a stack copy gets
+	 * its user stack from the DWARF unwinder (mixed with the FP chain,
+	 * see unwind_dwarf.h) before it is aggregated, so record, top and
+	 * the agent all profit and the stored stack needs no regs. */
+	if ((s->flags & SKYPROF_SF_REGS) && s->regs && p->sym && !p->uw && !p->view_only)
+		p->uw = unwind_dwarf_new(p->sym);
+	return profile_add_unwound(p, p->uw, s);
+}
+
+int profile_merge(struct profile *dst, const struct profile *src)
+{
+	if (dst->view_only || src->view_only)
+		return -EINVAL;
+	for (size_t i = 0; i < src->nr_entries; i++) {
+		const struct stack_entry *e = src->entries[i];
+		struct sp_sample s = {
+			.tgid = e->tgid,
+			.tid = e->tid,
+			.nr_kernel = e->nr_kernel,
+			.nr_user = e->nr_user,
+			.kernel_ips = e->ips,
+			.user_ips = e->ips + e->nr_kernel,
+		};
+		int r;
+
+		memcpy(s.comm, e->comm, sizeof(s.comm));
+		r = add_counted(dst, &s, e->count, e->weight);
+		if (r)
+			return r;
+	}
 	return 0;
 }
 

@@ -33,6 +33,15 @@ struct profile *profile_new(const struct profile_meta *meta, struct symbolizer *
 void profile_free(struct profile *p);
 /* Copies what it keeps; returns 0 or -errno (-ENOMEM). */
 int profile_add(struct profile *p, const struct sp_sample *s);
+/*
+ * The same with the user stack first unwound by uw (DWARF) instead of the
+ * profile's own unwinder: for a caller that keeps one unwinder (and its CFI
+ * cache) across many short-lived profiles. uw NULL: the stack as recorded.
+ */
+struct unwind_dwarf;
+int profile_add_unwound(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s);
+/* Add every stack of src, with its count and weight, to dst. 0 or -errno. */
+int profile_merge(struct profile *dst, const struct profile *src);
 uint64_t profile_total_samples(const struct profile *p);
 /* Quality of the DWARF unwinding of samples with user regs; NULL: none. */
 struct unwind_dwarf_stats;

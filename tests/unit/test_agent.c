@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/socket.h>
 
 #include <cmocka.h>
 
 #include "agent_entity.h"
+#include "agent_flush.h"
 #include "agent_log.h"
 #include "agent_oap.h"
 #include "agent_procs.h"
@@ -603,6 +605,99 @@ static void upload_offcpu(void **state)
 	view_free(&v);
 }
 
+/* The flush worker: jobs run in order on its thread; a full queue refuses
+ * droppable jobs (counted with their units) but always takes a `must` one;
+ * stop runs what is queued. The first job holds the worker on a gate so the
+ * queue fills deterministically. */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool open, entered;
+	pthread_t ran_on;
+};
+
+struct fjob {
+	struct gate *g;
+	int id;
+	int *order;
+	size_t *nr;
+};
+
+static void gated_job(void *arg)
+{
+	struct gate *g = arg;
+
+	pthread_mutex_lock(&g->lock);
+	g->entered = true;
+	g->ran_on = pthread_self();
+	pthread_cond_broadcast(&g->cond);
+	while (!g->open)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void order_job(void *arg)
+{
+	struct fjob *j = arg;
+
+	j->order[(*j->nr)++] = j->id;
+}
+
+static void flush_worker_bounds(void **state)
+{
+	struct flush_worker w;
+	struct gate g = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct flush_stats st;
+	struct fjob jobs[6];
+	int order[6] = { 0 };
+	size_t nr = 0, pending;
+
+	(void)state;
+	assert_int_equal(flush_worker_start(&w, 2), 0);
+	assert_true(flush_worker_submit(&w, gated_job, &g, 0, false));
+	pthread_mutex_lock(&g.lock);
+	while (!g.entered)
+		pthread_cond_wait(&g.cond, &g.lock);
+	pthread_mutex_unlock(&g.lock);
+	/* the worker is busy on its own thread: queue two, refuse the third */
+	assert_false(pthread_equal(g.ran_on, pthread_self()));
+	for (int i = 0; i < 6; i++)
+		jobs[i] = (struct fjob){ .g = &g, .id = i + 1, .order = order, .nr = &nr };
+	assert_true(flush_worker_submit(&w, order_job, &jobs[0], 10, false));
+	assert_true(flush_worker_submit(&w, order_job, &jobs[1], 20, false));
+	assert_false(flush_worker_submit(&w, order_job, &jobs[2], 30, false));
+	assert_false(flush_worker_submit(&w, order_job, &jobs[3], 40, false));
+	/* a task's last flush is never refused */
+	assert_true(flush_worker_submit(&w, order_job, &jobs[4], 50, true));
+	flush_worker_get_stats(&w, &st, &pending);
+	assert_int_equal(pending, 3);
+	assert_int_equal(st.dropped_jobs, 2);
+	assert_int_equal(st.dropped_units, 70);
+	assert_int_equal(nr, 0); /* nothing ran on the submitting thread */
+	pthread_mutex_lock(&g.lock);
+	g.open = true;
+	pthread_cond_broadcast(&g.cond);
+	pthread_mutex_unlock(&g.lock);
+	flush_worker_wait(&w);
+	assert_int_equal(nr, 3);
+	assert_int_equal(order[0], 1);
+	assert_int_equal(order[1], 2);
+	assert_int_equal(order[2], 5);
+	/* room again; stop still runs what is queued */
+	assert_true(flush_worker_submit(&w, order_job, &jobs[5], 60, false));
+	flush_worker_stop(&w);
+	assert_int_equal(nr, 4);
+	assert_int_equal(order[3], 6);
+	flush_worker_get_stats(&w, &st, &pending);
+	assert_int_equal(st.done_jobs, 5);
+	assert_int_equal(st.dropped_jobs, 2);
+	assert_int_equal(pending, 0);
+	/* no worker: the job runs here and now */
+	nr = 0;
+	assert_true(flush_worker_submit(NULL, order_job, &jobs[0], 1, false));
+	assert_int_equal(nr, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +707,7 @@ int main(void)
 		cmocka_unit_test(proc_helpers),		cmocka_unit_test(upload_messages),
 		cmocka_unit_test(upload_offcpu),	cmocka_unit_test(upload_unconfirmed_split),
 		cmocka_unit_test(grpc_messages_within), cmocka_unit_test(upload_resend_rule),
+		cmocka_unit_test(flush_worker_bounds),
 	};
 
 	log_set_level(LOG_LVL_ERROR);

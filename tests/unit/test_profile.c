@@ -292,13 +292,50 @@ static void test_throughput(void **state)
 	free(ips);
 }
 
+/* profile_merge: every stack of src lands in dst with its count and weight,
+ * equal stacks merge, and the source is left alone. */
+static void test_profile_merge(void **state)
+{
+	struct profile_meta meta = { .kind = PROFILE_OFFCPU };
+	struct profile *dst = profile_new(&meta, NULL), *src = profile_new(&meta, NULL);
+	uint64_t a[2] = { 0x1000, 0x2000 }, b[1] = { 0x3000 }, k[1] = { 0xffff1000 };
+	struct sp_sample s;
+	struct profile_stack st;
+
+	(void)state;
+	s = mk(1, 1, NULL, 0, a, 2, 100);
+	assert_int_equal(profile_add(dst, &s), 0);
+	assert_int_equal(profile_add(src, &s), 0);
+	assert_int_equal(profile_add(src, &s), 0);
+	s = mk(1, 2, k, 1, b, 1, 7);
+	assert_int_equal(profile_add(src, &s), 0);
+	assert_int_equal(profile_merge(dst, src), 0);
+	assert_int_equal(profile_nr_stacks(dst), 2);
+	assert_int_equal(profile_total_samples(dst), 4);
+	profile_get_stack(dst, 0, &st);
+	assert_int_equal(st.count, 3);
+	assert_int_equal(st.weight, 300);
+	profile_get_stack(dst, 1, &st);
+	assert_int_equal(st.tid, 2);
+	assert_int_equal(st.count, 1);
+	assert_int_equal(st.weight, 7);
+	assert_int_equal(st.nr_kernel, 1);
+	assert_int_equal(st.kernel_ips[0], 0xffff1000);
+	assert_int_equal(st.user_ips[0], 0x3000);
+	assert_string_equal(st.comm, "proc1");
+	assert_int_equal(profile_total_samples(src), 3);
+	assert_int_equal(profile_nr_stacks(src), 2);
+	profile_free(src);
+	profile_free(dst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge),	      cmocka_unit_test(test_offcpu_weights),
 		cmocka_unit_test(test_growth),	      cmocka_unit_test(test_huge_stack),
 		cmocka_unit_test(test_top_functions), cmocka_unit_test(test_view_only),
-		cmocka_unit_test(test_throughput),
+		cmocka_unit_test(test_throughput),    cmocka_unit_test(test_profile_merge),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
