@@ -117,10 +117,23 @@ static ssize_t read_file(const char *path, char *buf, size_t len)
 	return total;
 }
 
+uint64_t procs_start_time_from(const char *buf)
+{
+	/* comm may hold spaces and parentheses: fields start after the last ')' */
+	const char *p = strrchr(buf, ')');
+	unsigned long long st = 0;
+
+	/* p moves to the space before field 3, 4, ... 22 */
+	for (int field = 3; p && field <= 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p, " %llu", &st);
+	return st;
+}
+
 static uint64_t start_time_of(const char *root, uint32_t pid)
 {
-	char path[PATH_MAX], buf[1024], *p;
-	unsigned long long st = 0;
+	char path[PATH_MAX], buf[1024];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%u/stat", root, pid);
@@ -128,16 +141,7 @@ static uint64_t start_time_of(const char *root, uint32_t pid)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
-	/* comm may hold spaces and parentheses: fields start after the last ')' */
-	p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	p++;
-	for (int field = 2; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		sscanf(p, " %llu", &st);
-	return st;
+	return procs_start_time_from(buf);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -71,6 +71,8 @@ void procs_mark_all_new(struct agent_procs *t);
  * separated, maybe without the final NUL), and rover's interpreter rule.
  */
 char *procs_cmdline_from(const char *buf, size_t len);
+/* /proc/PID/stat's start time (field 22, clock ticks since boot); 0 if none. */
+uint64_t procs_start_time_from(const char *buf);
 bool procs_exe_name_supported(const char *exe_name);
 
 #endif

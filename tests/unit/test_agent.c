@@ -349,6 +349,12 @@ static void proc_helpers(void **state)
 	assert_false(procs_exe_name_supported("python3.11"));
 	assert_false(procs_exe_name_supported("bash"));
 	assert_true(procs_exe_name_supported("nginx"));
+	/* field 22, counted after the last ')': not vsize (23), which moves as
+	 * the process allocates and made a growing process look new each scan */
+	assert_int_equal(procs_start_time_from("42 (a) b) c) S 1 42 42 0 -1 4194304 10 0 0 0 7 3 0 "
+					       "0 20 0 5 0 98765 2535424 303 18446744073709551615"),
+			 98765);
+	assert_int_equal(procs_start_time_from("garbage"), 0);
 	assert_string_equal(upload_symbol_name("[unknown] libx.so+0x12"), "[MISSING]");
 	assert_string_equal(upload_symbol_name(""), "[MISSING]");
 	assert_string_equal(upload_symbol_name(".L_local"), "L_local");
