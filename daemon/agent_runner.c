@@ -62,6 +62,15 @@ struct agent_run {
 	 * the worker's is busy symbolizing meanwhile. */
 	struct symbolizer *dsym;
 	struct unwind_dwarf *uw;
+	/* Exec tracking of pid, here where the samples come in time order (the
+	 * worker's symbolizer captures a new generation when it first meets
+	 * it): the identity of the image, its generation, the main thread's
+	 * comm and the sample time of the last check. */
+	struct proc_ident ident;
+	bool have_ident;
+	uint16_t gen;
+	char leader_comm[16];
+	uint64_t checked_ns;
 	uint64_t end_ms;
 	uint64_t next_flush_ms;
 	uint64_t next_alive_ms;
@@ -79,10 +88,40 @@ uint64_t agent_wall_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* An exec renames the main thread; one that keeps the name is caught by
+ * the once-a-second check. Costs a stat and a small read per check. */
+static void track_exec(struct agent_run *r, const struct sp_sample *s)
+{
+	struct proc_ident now;
+
+	if (s->tid != r->pid || s->tgid != r->pid)
+		return;
+	if (!strncmp(r->leader_comm, s->comm, sizeof(r->leader_comm)) &&
+	    s->time_ns <= r->checked_ns + 1000000000ull)
+		return;
+	r->checked_ns = s->time_ns;
+	if (r->leader_comm[0] && !proc_ident_read(NULL, r->pid, &now)) {
+		if (!r->have_ident) {
+			r->ident = now;
+			r->have_ident = true;
+		} else if (!proc_ident_same(&r->ident, &now) && r->gen < UINT16_MAX) {
+			r->ident = now;
+			r->gen++;
+			log_info("task %s: pid %u exec'd (now %.16s): its later samples "
+				 "symbolize in the new image",
+				 r->spec.task_id, r->pid, s->comm);
+		}
+	}
+	memcpy(r->leader_comm, s->comm, sizeof(r->leader_comm));
+}
+
 static int on_sample(void *arg, const struct sp_sample *s)
 {
 	struct agent_run *r = arg;
-	int e = profile_add_unwound(r->pend, r->uw, s);
+	int e;
+
+	track_exec(r, s);
+	e = profile_add_unwound(r->pend, r->uw, s, r->gen);
 
 	if (e) {
 		r->error = e;
@@ -146,6 +185,8 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 		k->sym = symbolizer_new(&so);
 		if (k->sym)
 			symbolizer_note_pid(k->sym, pid);
+		/* the image the worker's symbolizer captured: generation 0 */
+		r->have_ident = !proc_ident_read(NULL, pid, &r->ident);
 		if (o.ustack_bytes) {
 			r->dsym = symbolizer_new(&so);
 			if (r->dsym)

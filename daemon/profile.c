@@ -26,6 +26,7 @@ struct stack_entry {
 	uint64_t count, weight;
 	uint32_t tgid, tid;
 	uint16_t nr_kernel, nr_user;
+	uint16_t gen; /* tgid's exec generation (symbolize.h) */
 	char comm[17];
 	uint64_t ips[]; /* kernel ips, then user ips */
 };
@@ -52,8 +53,9 @@ struct profile {
 	struct arena_block *arena;
 	uint64_t total_count;
 
-	uint32_t *pids; /* set of tgids seen; UINT32_MAX = empty */
+	struct pid_slot *pids; /* the tgids seen (with a symbolizer only) */
 	size_t nr_pids, nr_pid_slots;
+	struct pid_slot *last_pid; /* the previous sample's: samples come in runs */
 
 	struct view *view;
 	bool view_only; /* read back from a file: no raw stacks */
@@ -63,6 +65,21 @@ struct profile {
 };
 
 #define PID_EMPTY UINT32_MAX
+
+/*
+ * A tgid as the profile tracks it for exec detection: its generation, the
+ * leader's comm as last seen and the sample time of the last check.
+ */
+struct pid_slot {
+	uint32_t pid; /* PID_EMPTY: free */
+	uint16_t gen;
+	bool have_comm;
+	char comm[16];
+	uint64_t checked_ns;
+};
+
+/* An exec that keeps the name is caught within this much sample time. */
+#define EXEC_RECHECK_NS 1000000000ull
 
 /*
  * Hashing the ips is most of the cost of a sample, so it runs four
@@ -95,10 +112,11 @@ static inline void hash_words(uint64_t h[4], const uint64_t *w, size_t n)
 		h[i & 3] = (h[i & 3] ^ w[i]) * HK1;
 }
 
-static uint64_t hash_sample(const struct sp_sample *s)
+static uint64_t hash_sample(const struct sp_sample *s, uint16_t gen)
 {
 	uint64_t h[4] = { (uint64_t)s->tgid << 32 | s->tid,
-			  (uint64_t)s->nr_kernel << 16 | s->nr_user, HK3, HK4 };
+			  (uint64_t)gen << 32 | (uint64_t)s->nr_kernel << 16 | s->nr_user, HK3,
+			  HK4 };
 
 	if (s->nr_kernel)
 		hash_words(h, s->kernel_ips, s->nr_kernel);
@@ -117,11 +135,11 @@ static uint64_t hash_sample(const struct sp_sample *s)
 	return r;
 }
 
-static bool same_stack(const struct stack_entry *e, const struct sp_sample *s)
+static bool same_stack(const struct stack_entry *e, const struct sp_sample *s, uint16_t gen)
 {
 	/* memcmp only with a length: an empty stack may come as NULL. */
-	return e->tgid == s->tgid && e->tid == s->tid && e->nr_kernel == s->nr_kernel &&
-	       e->nr_user == s->nr_user &&
+	return e->tgid == s->tgid && e->tid == s->tid && e->gen == gen &&
+	       e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
 	       (!s->nr_kernel || !memcmp(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t))) &&
 	       (!s->nr_user ||
 		!memcmp(e->ips + s->nr_kernel, s->user_ips, s->nr_user * sizeof(uint64_t)));
@@ -167,12 +185,13 @@ struct profile *profile_new(const struct profile_meta *meta, struct symbolizer *
 	p->nr_slots = 1024;
 	p->slots = calloc(p->nr_slots, sizeof(*p->slots));
 	p->nr_pid_slots = 64;
-	p->pids = malloc(p->nr_pid_slots * sizeof(*p->pids));
+	p->pids = calloc(p->nr_pid_slots, sizeof(*p->pids));
 	if (!p->slots || !p->pids) {
 		profile_free(p);
 		return NULL;
 	}
-	memset(p->pids, 0xff, p->nr_pid_slots * sizeof(*p->pids));
+	for (size_t i = 0; i < p->nr_pid_slots; i++)
+		p->pids[i].pid = PID_EMPTY;
 	return p;
 }
 
@@ -232,53 +251,92 @@ static int grow_table(struct profile *p)
 	return 0;
 }
 
+static size_t pid_hash(uint32_t pid, size_t nr_slots)
+{
+	return (pid * 2654435761U) & (nr_slots - 1);
+}
+
 static int grow_pids(struct profile *p)
 {
 	size_t n = p->nr_pid_slots * 2;
-	uint32_t *s = malloc(n * sizeof(*s));
+	struct pid_slot *s = calloc(n, sizeof(*s));
 
 	if (!s)
 		return -ENOMEM;
-	memset(s, 0xff, n * sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		s[i].pid = PID_EMPTY;
 	for (size_t i = 0; i < p->nr_pid_slots; i++) {
-		uint32_t pid = p->pids[i];
+		size_t h;
 
-		if (pid == PID_EMPTY)
+		if (p->pids[i].pid == PID_EMPTY)
 			continue;
-		size_t h = (pid * 2654435761U) & (n - 1);
-
-		while (s[h] != PID_EMPTY)
+		h = pid_hash(p->pids[i].pid, n);
+		while (s[h].pid != PID_EMPTY)
 			h = (h + 1) & (n - 1);
-		s[h] = pid;
+		s[h] = p->pids[i];
 	}
 	free(p->pids);
 	p->pids = s;
 	p->nr_pid_slots = n;
+	p->last_pid = NULL;
 	return 0;
 }
 
-/* First sight of a tgid: tell the symbolizer while the process still lives. */
-static int note_pid(struct profile *p, uint32_t pid)
+/* pid's slot; a new one (*fresh) on first sight. NULL: no memory. */
+static struct pid_slot *pid_slot(struct profile *p, uint32_t pid, bool *fresh)
 {
-	size_t h = (pid * 2654435761U) & (p->nr_pid_slots - 1);
+	size_t h;
 
-	if (pid == PID_EMPTY)
-		return 0;
-	while (p->pids[h] != PID_EMPTY) {
-		if (p->pids[h] == pid)
-			return 0;
+	*fresh = false;
+	if (p->last_pid && p->last_pid->pid == pid)
+		return p->last_pid;
+	if ((p->nr_pids + 1) * 2 > p->nr_pid_slots && grow_pids(p))
+		return NULL;
+	h = pid_hash(pid, p->nr_pid_slots);
+	while (p->pids[h].pid != PID_EMPTY && p->pids[h].pid != pid)
 		h = (h + 1) & (p->nr_pid_slots - 1);
+	if (p->pids[h].pid == PID_EMPTY) {
+		p->pids[h].pid = pid;
+		p->nr_pids++;
+		*fresh = true;
 	}
-	p->pids[h] = pid;
-	if (++p->nr_pids * 2 > p->nr_pid_slots && grow_pids(p))
+	p->last_pid = &p->pids[h];
+	return p->last_pid;
+}
+
+/*
+ * The exec generation of s's process, for a profile with a symbolizer. The
+ * symbolizer is asked (symbolizer_exec_check) on first sight, which also
+ * captures the maps while the process still lives; then when the leader's
+ * comm changes (an exec renames the process) and at most once a second of
+ * sample time otherwise (an exec that keeps the name).
+ */
+static int sample_gen(struct profile *p, const struct sp_sample *s, uint16_t *gen)
+{
+	struct pid_slot *e;
+	bool fresh, leader = s->tid == s->tgid;
+
+	*gen = 0;
+	if (s->tgid == PID_EMPTY)
+		return 0;
+	e = pid_slot(p, s->tgid, &fresh);
+	if (!e)
 		return -ENOMEM;
-	if (p->sym)
-		symbolizer_note_pid(p->sym, pid); /* a gone pid is not an error */
+	if (fresh || (leader && ((e->have_comm && strncmp(e->comm, s->comm, sizeof(e->comm))) ||
+				 s->time_ns > e->checked_ns + EXEC_RECHECK_NS))) {
+		e->gen = symbolizer_exec_check(p->sym, s->tgid); /* a gone pid is no error */
+		e->checked_ns = s->time_ns;
+	}
+	if (leader) {
+		memcpy(e->comm, s->comm, sizeof(e->comm));
+		e->have_comm = true;
+	}
+	*gen = e->gen;
 	return 0;
 }
 
-static struct stack_entry *insert(struct profile *p, const struct sp_sample *s, uint64_t hash,
-				  size_t slot)
+static struct stack_entry *insert(struct profile *p, const struct sp_sample *s, uint16_t gen,
+				  uint64_t hash, size_t slot)
 {
 	size_t nips = (size_t)s->nr_kernel + s->nr_user;
 	struct stack_entry *e;
@@ -300,6 +358,7 @@ static struct stack_entry *insert(struct profile *p, const struct sp_sample *s, 
 	e->weight = 0;
 	e->tgid = s->tgid;
 	e->tid = s->tid;
+	e->gen = gen;
 	e->nr_kernel = s->nr_kernel;
 	e->nr_user = s->nr_user;
 	memcpy(e->comm, s->comm, sizeof(e->comm));
@@ -314,8 +373,9 @@ static struct stack_entry *insert(struct profile *p, const struct sp_sample *s, 
 	return e;
 }
 
-/* Count n samples of s's stack, weighing w in all. */
-static int add_counted(struct profile *p, const struct sp_sample *s, uint64_t n, uint64_t w)
+/* Count n samples of s's stack (of generation gen), weighing w in all. */
+static int add_counted(struct profile *p, const struct sp_sample *s, uint16_t gen, uint64_t n,
+		       uint64_t w)
 {
 	uint64_t hash;
 	size_t h;
@@ -323,19 +383,17 @@ static int add_counted(struct profile *p, const struct sp_sample *s, uint64_t n,
 
 	if ((s->nr_kernel && !s->kernel_ips) || (s->nr_user && !s->user_ips))
 		return -EINVAL;
-	hash = hash_sample(s);
+	hash = hash_sample(s, gen);
 	h = hash & (p->nr_slots - 1);
 	for (;;) {
 		e = p->slots[h].e;
 		if (!e)
 			break;
-		if (p->slots[h].hash == hash && same_stack(e, s))
+		if (p->slots[h].hash == hash && same_stack(e, s, gen))
 			goto found;
 		h = (h + 1) & (p->nr_slots - 1);
 	}
-	if (note_pid(p, s->tgid))
-		return -ENOMEM;
-	e = insert(p, s, hash, h);
+	e = insert(p, s, gen, hash, h);
 	if (!e)
 		return -ENOMEM;
 	/* Grow at 3/4 load; the new entry is already in the old table. */
@@ -348,31 +406,45 @@ found:
 	return 0;
 }
 
-int profile_add_unwound(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s)
+/* The stack as given, or with the user part unwound by uw (DWARF). */
+static int add_one(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s,
+		   uint16_t gen)
 {
 	struct sp_sample dw;
 	uint64_t dw_ips[UNWIND_DWARF_MAX_FRAMES];
 
-	if (p->view_only)
-		return -EINVAL;
 	if ((s->flags & SKYPROF_SF_REGS) && s->regs && uw) {
 		dw = *s;
 		dw.nr_user = (uint16_t)unwind_dwarf_sample(uw, s, dw_ips, UNWIND_DWARF_MAX_FRAMES);
 		dw.user_ips = dw_ips;
 		s = &dw;
 	}
-	return add_counted(p, s, 1, s->weight);
+	return add_counted(p, s, gen, 1, s->weight);
+}
+
+int profile_add_unwound(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s,
+			uint16_t gen)
+{
+	if (p->view_only)
+		return -EINVAL;
+	return add_one(p, uw, s, gen);
 }
 
 int profile_add(struct profile *p, const struct sp_sample *s)
 {
+	uint16_t gen = 0;
+
+	if (p->view_only)
+		return -EINVAL;
 	/* Hook for --dwarf: a sample with user regs and a stack copy gets
 	 * its user stack from the DWARF unwinder (mixed with the FP chain,
 	 * see unwind_dwarf.h) before it is aggregated, so record, top and
 	 * the agent all profit and the stored stack needs no regs. */
-	if ((s->flags & SKYPROF_SF_REGS) && s->regs && p->sym && !p->uw && !p->view_only)
+	if ((s->flags & SKYPROF_SF_REGS) && s->regs && p->sym && !p->uw)
 		p->uw = unwind_dwarf_new(p->sym);
-	return profile_add_unwound(p, p->uw, s);
+	if (p->sym && sample_gen(p, s, &gen))
+		return -ENOMEM;
+	return add_one(p, p->uw, s, gen);
 }
 
 int profile_merge(struct profile *dst, const struct profile *src)
@@ -392,7 +464,7 @@ int profile_merge(struct profile *dst, const struct profile *src)
 		int r;
 
 		memcpy(s.comm, e->comm, sizeof(s.comm));
-		r = add_counted(dst, &s, e->count, e->weight);
+		r = add_counted(dst, &s, e->gen, e->count, e->weight);
 		if (r)
 			return r;
 	}
@@ -432,6 +504,7 @@ void profile_get_stack(const struct profile *p, size_t i, struct profile_stack *
 
 	out->tgid = e->tgid;
 	out->tid = e->tid;
+	out->gen = e->gen;
 	out->nr_kernel = e->nr_kernel;
 	out->nr_user = e->nr_user;
 	out->count = e->count;

@@ -31,15 +31,24 @@ struct profile_meta {
 
 struct profile *profile_new(const struct profile_meta *meta, struct symbolizer *sym);
 void profile_free(struct profile *p);
-/* Copies what it keeps; returns 0 or -errno (-ENOMEM). */
+/*
+ * Copies what it keeps; returns 0 or -errno (-ENOMEM). With a symbolizer,
+ * the profile tracks each process's execs (symbolizer_exec_check: on first
+ * sight, when the main thread's comm changes, once a second otherwise) and
+ * keys stacks by the generation, so code before and after an exec never
+ * merges or symbolizes in the other image.
+ */
 int profile_add(struct profile *p, const struct sp_sample *s);
 /*
  * The same with the user stack first unwound by uw (DWARF) instead of the
- * profile's own unwinder: for a caller that keeps one unwinder (and its CFI
- * cache) across many short-lived profiles. uw NULL: the stack as recorded.
+ * profile's own unwinder, and the exec generation given by the caller
+ * instead of tracked here: for a caller that keeps one unwinder (and its
+ * CFI cache) and its own exec tracking across many short-lived profiles
+ * without a symbolizer. uw NULL: the stack as recorded.
  */
 struct unwind_dwarf;
-int profile_add_unwound(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s);
+int profile_add_unwound(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s,
+			uint16_t gen);
 /* Add every stack of src, with its count and weight, to dst. 0 or -errno. */
 int profile_merge(struct profile *dst, const struct profile *src);
 uint64_t profile_total_samples(const struct profile *p);
@@ -70,12 +79,13 @@ void profile_set_duration(struct profile *p, uint64_t duration_ns);
 const struct profile_meta *profile_get_meta(const struct profile *p);
 
 /*
- * The distinct stacks, in first-seen order. The key is (tgid, tid, kernel
- * stack, user stack): tid is kept so pprof can label threads; comm is the
+ * The distinct stacks, in first-seen order. The key is (tgid, exec
+ * generation, tid, kernel stack, user stack): tid is kept so pprof can label threads; comm is the
  * first one seen for the key.
  */
 struct profile_stack {
 	uint32_t tgid, tid;
+	uint16_t gen; /* tgid's exec generation (symbolize.h) */
 	uint16_t nr_kernel, nr_user;
 	uint64_t count, weight;
 	const char *comm;

@@ -7,7 +7,9 @@
  * Mappings are allocated one by one and never moved or freed before the
  * symbolizer, because the view keys pprof mappings on their address. A miss
  * (an address in no captured mapping: a library dlopen'ed after first sight)
- * re-reads the maps while the process lives.
+ * re-reads the maps while the process lives and still runs the image they
+ * were captured from; after an exec the process is a new generation (see
+ * symbolize.h) with maps of its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "demangle.h"
@@ -33,8 +36,12 @@ struct sym_map {
 };
 
 struct sym_proc {
-	struct sym_proc *next; /* hash chain */
+	struct sym_proc *next; /* hash chain; a pid's newest generation first */
 	uint32_t pid;
+	uint16_t gen;
+	bool have_ident;
+	bool frozen; /* a newer generation exists: the maps are final */
+	struct proc_ident ident;
 	uint32_t nspid; /* the pid inside its own namespace */
 	struct sym_map **maps;
 	size_t nr_maps, cap_maps;
@@ -153,12 +160,63 @@ static const char *intern(struct symbolizer *s, const char *str)
 	return strtab_get(&s->names, i > 0 ? (uint32_t)i : 0);
 }
 
+/* pid's newest generation */
 static struct sym_proc *find_proc(struct symbolizer *s, uint32_t pid)
 {
 	for (struct sym_proc *p = s->procs[pid % PROC_BUCKETS]; p; p = p->next)
 		if (p->pid == pid)
 			return p;
 	return NULL;
+}
+
+static struct sym_proc *find_gen(struct symbolizer *s, uint32_t pid, uint16_t gen)
+{
+	for (struct sym_proc *p = s->procs[pid % PROC_BUCKETS]; p; p = p->next)
+		if (p->pid == pid && p->gen == gen)
+			return p;
+	return NULL;
+}
+
+int proc_ident_read(const char *proc_root, uint32_t pid, struct proc_ident *out)
+{
+	char path[PATH_MAX], buf[1024], *p;
+	unsigned long long st = 0;
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	if (!proc_root)
+		proc_root = "/proc";
+	if (!fmt_path(path, sizeof(path), "%s/%u/stat", proc_root, pid))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	/* comm may hold spaces and ')': the fields start after the last ')' */
+	p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &st) != 1)
+		return -EINVAL;
+	out->start_time = st;
+	/* exe unreadable (a kernel thread, no permission): the start time alone */
+	if (fmt_path(path, sizeof(path), "%s/%u/exe", proc_root, pid) && !stat(path, &sb)) {
+		out->exe_dev = (uint64_t)sb.st_dev;
+		out->exe_ino = (uint64_t)sb.st_ino;
+	}
+	return 0;
+}
+
+bool proc_ident_same(const struct proc_ident *a, const struct proc_ident *b)
+{
+	return a->start_time == b->start_time && a->exe_dev == b->exe_dev &&
+	       a->exe_ino == b->exe_ino;
 }
 
 /* The innermost NSpid of /proc/PID/status: the pid the JIT names its map by. */
@@ -346,20 +404,28 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 	return r;
 }
 
-int symbolizer_note_pid(struct symbolizer *s, uint32_t pid)
+/*
+ * Capture generation gen of pid from the live process: its identity,
+ * executable, perf map and maps. Every older generation is frozen. *out is
+ * the new generation (NULL only without memory); returns read_maps' result.
+ */
+static int new_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, struct sym_proc **out)
 {
-	struct sym_proc *p = find_proc(s, pid);
+	struct sym_proc *p = calloc(1, sizeof(*p));
 	char path[PATH_MAX];
 	ssize_t n;
 
-	if (p)
-		return p->gone ? -ESRCH : 0;
-	p = calloc(1, sizeof(*p));
+	*out = p;
 	if (!p)
 		return -ENOMEM;
+	for (struct sym_proc *o = s->procs[pid % PROC_BUCKETS]; o; o = o->next)
+		if (o->pid == pid)
+			o->frozen = true;
 	p->pid = pid;
+	p->gen = gen;
 	p->next = s->procs[pid % PROC_BUCKETS];
 	s->procs[pid % PROC_BUCKETS] = p;
+	p->have_ident = !proc_ident_read(s->proc_root, pid, &p->ident);
 	n = -1;
 	if (fmt_path(path, sizeof(path), "%s/%u/exe", s->proc_root, pid))
 		n = readlink(path, p->exe, sizeof(p->exe) - 1);
@@ -373,6 +439,45 @@ int symbolizer_note_pid(struct symbolizer *s, uint32_t pid)
 	p->nspid = read_nspid(s, pid);
 	open_perfmap(s, p);
 	return read_maps(s, p);
+}
+
+int symbolizer_note_pid(struct symbolizer *s, uint32_t pid)
+{
+	struct sym_proc *p = find_proc(s, pid);
+
+	if (p)
+		return p->gone ? -ESRCH : 0;
+	return new_gen(s, pid, 0, &p);
+}
+
+/* Does the process still run the image p was captured from? A process that
+ * is gone says yes: its maps cannot change any more. */
+static bool same_image(struct symbolizer *s, struct sym_proc *p)
+{
+	struct proc_ident now;
+
+	if (proc_ident_read(s->proc_root, p->pid, &now))
+		return true;
+	if (!p->have_ident) {
+		p->ident = now;
+		p->have_ident = true;
+		return true;
+	}
+	return proc_ident_same(&p->ident, &now);
+}
+
+uint16_t symbolizer_exec_check(struct symbolizer *s, uint32_t pid)
+{
+	struct sym_proc *p = find_proc(s, pid), *n = NULL;
+
+	if (!p) {
+		new_gen(s, pid, 0, &n);
+		return 0;
+	}
+	if (p->gen == UINT16_MAX || same_image(s, p))
+		return p->gen;
+	new_gen(s, pid, (uint16_t)(p->gen + 1), &n);
+	return n ? n->gen : p->gen;
 }
 
 size_t symbolizer_nr_files(const struct symbolizer *s)
@@ -447,25 +552,43 @@ static void resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_resul
 	out->has_functions = name != NULL;
 }
 
-static void resolve_user(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_result *out)
+/* newest: pid's newest generation, whatever gen says */
+static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool newest,
+			 uint64_t addr, struct sym_result *out)
 {
-	struct sym_proc *p = find_proc(s, pid);
+	struct sym_proc *p = newest ? find_proc(s, pid) : find_gen(s, pid, gen);
 	struct sym_map *m;
 	const char *jit;
 	char buf[PATH_MAX + 64];
 
 	if (!p) {
-		/* Never noted: note now, late but better than never. */
-		symbolizer_note_pid(s, pid);
-		p = find_proc(s, pid);
+		struct sym_proc *last = find_proc(s, pid);
+
+		/* Never noted, or a generation newer than any seen: capture it now,
+		 * late but better than never. An older one never seen stays
+		 * unknown: its image is gone. */
+		if (!last)
+			new_gen(s, pid, newest ? 0 : gen, &p);
+		else if (!newest && gen > last->gen)
+			new_gen(s, pid, gen, &p);
 		if (!p) {
 			one_frame(out, "[unknown]");
 			return;
 		}
 	}
 	m = find_map(p, addr);
-	if (!m && !p->gone) {
-		read_maps(s, p);
+	if (!m && !p->gone && !p->frozen) {
+		if (same_image(s, p)) {
+			read_maps(s, p);
+		} else if (p->gen < UINT16_MAX) {
+			/* exec'd since: the address is the new image's (the older
+			 * one keeps its maps as they were) */
+			struct sym_proc *n = NULL;
+
+			new_gen(s, pid, (uint16_t)(p->gen + 1), &n);
+			if (n)
+				p = n;
+		}
 		m = find_map(p, addr);
 	}
 	if (m && m->elf) {
@@ -483,7 +606,7 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint64_t addr, stru
 	/* JIT code lives in anonymous memory; only there is the perf map
 	 * consulted, so it can never shadow a real binary. */
 	if (!m || !m->pub.path[0] || !strncmp(m->pub.path, "[anon", 5)) {
-		if (!p->perfmap && !p->perfmap_tried_late && !p->gone) {
+		if (!p->perfmap && !p->perfmap_tried_late && !p->gone && !p->frozen) {
 			p->perfmap_tried_late = true;
 			open_perfmap(s, p);
 		}
@@ -516,5 +639,15 @@ void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, bool 
 	if (kernel)
 		resolve_kernel(s, addr, out);
 	else
-		resolve_user(s, pid, addr, out);
+		resolve_user(s, pid, 0, true, addr, out);
+}
+
+void symbolizer_resolve_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, uint64_t addr,
+			    bool kernel, struct sym_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (kernel)
+		resolve_kernel(s, addr, out);
+	else
+		resolve_user(s, pid, gen, false, addr, out);
 }

@@ -67,24 +67,61 @@ void symbolizer_free(struct symbolizer *s);
 int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
 
 /*
+ * What one image of a process is: an exec changes the executable (exe's
+ * device and inode), a reused pid the start time (/proc/PID/stat field 22).
+ * An exec of the same file is not told apart (its code is the same).
+ */
+struct proc_ident {
+	uint64_t start_time;
+	uint64_t exe_dev, exe_ino;
+};
+/* proc_root NULL: "/proc". 0 or -errno (the process is gone). */
+int proc_ident_read(const char *proc_root, uint32_t pid, struct proc_ident *out);
+bool proc_ident_same(const struct proc_ident *a, const struct proc_ident *b);
+
+/*
+ * Generations: each image a pid runs (after an exec, or a reuse of the pid)
+ * is a generation of its own, numbered from 0, with its own captured maps,
+ * so samples taken before an exec keep resolving in the old binary even
+ * where the new one maps code at the same addresses. Whoever reads the
+ * samples in time order tags them with the generation (profile.c does,
+ * through symbolizer_exec_check); the generation then goes with the
+ * address to symbolizer_resolve_gen.
+ *
+ * symbolizer_exec_check: the newest generation of pid, after comparing the
+ * live process's identity with it: on a change the newest is frozen (its
+ * maps are no longer re-read) and a new one is captured now. Notes an
+ * unknown pid (generation 0). Costs a stat and a small read.
+ */
+uint16_t symbolizer_exec_check(struct symbolizer *s, uint32_t pid);
+
+/*
  * Resolve addr in pid (user) or in the kernel. addr is the address to look up:
  * the caller has already adjusted return addresses of non-leaf frames.
+ * symbolizer_resolve uses pid's newest generation; _gen a given one (a
+ * generation newer than any seen is captured now, late). A miss in the
+ * newest generation re-reads the maps only while the process still runs the
+ * same image; if it exec'd meanwhile, a new generation is captured and the
+ * address looked up there.
  */
 void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
 			struct sym_result *out);
+void symbolizer_resolve_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, uint64_t addr,
+			    bool kernel, struct sym_result *out);
 
 /* Distinct ELF files opened so far (the build-id cache's size). */
 size_t symbolizer_nr_files(const struct symbolizer *s);
 
 /*
- * The captured executable mappings of pid (noted earlier), oldest first:
+ * The captured executable mappings of pid's newest generation (noted
+ * earlier), oldest first:
  * the DWARF unwinder (unwind_dwarf.c) reports them to libdwfl. Returns how
  * many, 0 for an unknown pid; i-th with symbolizer_mapping.
  */
 size_t symbolizer_nr_mappings(struct symbolizer *s, uint32_t pid);
 const struct sym_mapping *symbolizer_mapping(struct symbolizer *s, uint32_t pid, size_t i);
 
-/* The executable's mapping of pid, or NULL. */
+/* The executable's mapping of pid (newest generation), or NULL. */
 const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s, uint32_t pid);
 
 #endif

@@ -172,10 +172,11 @@ static int64_t user_mapping(struct view *v, const struct sym_mapping *sm,
 	return idx;
 }
 
-static int64_t get_location(struct view *v, struct symbolizer *sym, uint32_t pid, uint64_t addr,
-			    bool kernel)
+static int64_t get_location(struct view *v, struct symbolizer *sym, uint32_t pid, uint16_t gen,
+			    uint64_t addr, bool kernel)
 {
-	uint64_t key_b = (uint64_t)(kernel ? 0 : pid) << 1 | kernel;
+	/* user addresses are per process image: pid and exec generation */
+	uint64_t key_b = (kernel ? 0 : (uint64_t)gen << 32 | pid) << 1 | kernel;
 	int64_t idx = kmap_get(&v->index->locs, addr, key_b), map = -1;
 	struct view_location loc = { 0 };
 	struct sym_result r;
@@ -184,7 +185,7 @@ static int64_t get_location(struct view *v, struct symbolizer *sym, uint32_t pid
 	if (idx >= 0)
 		return idx;
 	if (sym) {
-		symbolizer_resolve(sym, pid, addr, kernel, &r);
+		symbolizer_resolve_gen(sym, pid, gen, addr, kernel, &r);
 	} else {
 		/* No symbolizer (tests, raw dumps): name frames by address. */
 		memset(&r, 0, sizeof(r));
@@ -237,13 +238,15 @@ static int add_stack(struct view *v, struct symbolizer *sym, const struct profil
 		return -ENOMEM;
 	/* Leaf first, as pprof wants: kernel frames sit above user ones. */
 	for (uint32_t i = 0; i < st->nr_kernel; i++) {
-		idx = get_location(v, sym, st->tgid, lookup_addr(st->kernel_ips[i], i), true);
+		idx = get_location(v, sym, st->tgid, st->gen, lookup_addr(st->kernel_ips[i], i),
+				   true);
 		if (idx < 0)
 			goto oom;
 		locs[i] = (uint32_t)idx;
 	}
 	for (uint32_t i = 0; i < st->nr_user; i++) {
-		idx = get_location(v, sym, st->tgid, lookup_addr(st->user_ips[i], i), false);
+		idx = get_location(v, sym, st->tgid, st->gen, lookup_addr(st->user_ips[i], i),
+				   false);
 		if (idx < 0)
 			goto oom;
 		locs[st->nr_kernel + i] = (uint32_t)idx;

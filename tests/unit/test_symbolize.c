@@ -6,6 +6,7 @@
  * ([unknown] lib+0x..), perf maps (override, growth), a process that exits
  * before symbolization, kallsyms parsing and demangling.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -610,6 +611,214 @@ static int teardown_all(void **state)
 	return 0;
 }
 
+/*
+ * Exec generations, on a /proc built by hand (proc_root) so the "exec" is
+ * exact: pid 4242 first runs fx_main, then "execs" fx_cpp mapped so that
+ * twice<int> sits at the very address leaf_target had. Samples before and
+ * after must keep their own binary, in the symbolizer (generations), in a
+ * profile that tracks execs itself (record, top) and in one whose caller
+ * tags the generation (the agent's drain side) merged into a symbolized one.
+ */
+#define EXEC_PID 4242
+
+static uint64_t nm_addr(const char *bin, const char *sym)
+{
+	char cmd[PATH_MAX + 64], line[512], name[256];
+	unsigned long long a = 0, v;
+	char t;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", bin);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &v, &t, name) == 3 && !strcmp(name, sym))
+			a = v;
+	pclose(f);
+	assert_true(a != 0);
+	return a;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The fake process now runs bin mapped at start, started at start_time. */
+static void fake_image(const char *dir, const char *bin, const char *comm, uint64_t start,
+		       unsigned long long start_time)
+{
+	char path[PATH_MAX], text[PATH_MAX + 256];
+
+	snprintf(path, sizeof(path), "%s/%d/maps", dir, EXEC_PID);
+	snprintf(text, sizeof(text), "%llx-%llx r-xp 00000000 00:00 0 %s\n",
+		 (unsigned long long)start, (unsigned long long)start + 0x10000, bin);
+	write_text(path, text);
+	snprintf(path, sizeof(path), "%s/%d/stat", dir, EXEC_PID);
+	snprintf(text, sizeof(text),
+		 "%d (%s) R 1 %d %d 0 -1 4194304 10 0 0 0 7 3 0 0 20 0 1 0 %llu 2535424 303\n",
+		 EXEC_PID, comm, EXEC_PID, EXEC_PID, start_time);
+	write_text(path, text);
+	snprintf(path, sizeof(path), "%s/%d/exe", dir, EXEC_PID);
+	unlink(path);
+	assert_int_equal(symlink(bin, path), 0);
+}
+
+static struct sp_sample exec_sample(const uint64_t *ip, const char *comm)
+{
+	struct sp_sample smp = { 0 };
+
+	smp.tgid = smp.tid = EXEC_PID;
+	smp.weight = 1;
+	snprintf(smp.comm, sizeof(smp.comm), "%s", comm);
+	smp.nr_user = 1;
+	smp.user_ips = ip;
+	return smp;
+}
+
+/* top: leaf_target with self a, twice<int> with self b, nothing else. */
+static void assert_two_images(struct profile *prof, uint64_t a, uint64_t b)
+{
+	struct func_share top[8];
+	size_t n = profile_top_functions(prof, top, 8);
+	bool seen_a = false, seen_b = false;
+
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(top[i].name, "leaf_target")) {
+			assert_int_equal(top[i].self, a);
+			seen_a = true;
+		} else {
+			assert_string_equal(top[i].name, "int twice<int>(int)");
+			assert_int_equal(top[i].self, b);
+			seen_b = true;
+		}
+	}
+	assert_true(seen_a && seen_b);
+}
+
+static void test_exec_generations(void **state)
+{
+	char dir[PATH_MAX / 2], path[PATH_MAX], bin_a[PATH_MAX / 2], bin_b[PATH_MAX / 2];
+	struct symbolizer_opts o = { .quiet = true, .proc_root = dir };
+	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
+	struct symbolizer *s;
+	struct profile *prof, *pend;
+	struct profile_stack st;
+	struct sp_sample smp;
+	struct sym_result r;
+	struct proc_ident id0, id1;
+	uint64_t x = 0x7000000, va, vb, y;
+
+	(void)state;
+	assert_non_null(fx_build());
+	snprintf(bin_a, sizeof(bin_a), "%s/fx_main", fx_build());
+	snprintf(bin_b, sizeof(bin_b), "%s/fx_cpp", fx_build());
+	va = nm_addr(bin_a, "leaf_target");
+	vb = nm_addr(bin_b, "_Z5twiceIiET_S0_");
+	snprintf(dir, sizeof(dir), "%s/fakeproc", fx_build());
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/%d", dir, EXEC_PID);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/root", dir, EXEC_PID);
+	unlink(path);
+	assert_int_equal(symlink("/", path), 0);
+
+	/* the identity: start time and the executable's inode */
+	fake_image(dir, bin_a, "fx_main", x - va, 1000);
+	assert_int_equal(proc_ident_read(dir, EXEC_PID, &id0), 0);
+	assert_int_equal(id0.start_time, 1000);
+	fake_image(dir, bin_b, "fx_cpp", x - vb, 1000);
+	assert_int_equal(proc_ident_read(dir, EXEC_PID, &id1), 0);
+	assert_false(proc_ident_same(&id0, &id1));
+	assert_int_equal(proc_ident_read(dir, 4243, &id1), -ENOENT);
+
+	/* 1. the symbolizer's generations */
+	fake_image(dir, bin_a, "fx_main", x - va, 1000);
+	s = symbolizer_new(&o);
+	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 0);
+	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 0); /* no exec: the same */
+	symbolizer_resolve_gen(s, EXEC_PID, 0, x, false, &r);
+	assert_string_equal(r.frames[0].name, "leaf_target");
+	fake_image(dir, bin_b, "fx_cpp", x - vb, 1000); /* the exec */
+	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 1);
+	symbolizer_resolve_gen(s, EXEC_PID, 1, x, false, &r);
+	assert_string_equal(r.frames[0].name, "int twice<int>(int)");
+	assert_true(r.map->is_main);
+	symbolizer_resolve_gen(s, EXEC_PID, 0, x, false, &r);
+	assert_string_equal(r.frames[0].name, "leaf_target");
+	symbolizer_resolve(s, EXEC_PID, x, false, &r); /* the newest */
+	assert_string_equal(r.frames[0].name, "int twice<int>(int)");
+	assert_int_equal(symbolizer_nr_mappings(s, EXEC_PID), 1);
+	/* a reused pid (another start time) is a generation too */
+	fake_image(dir, bin_a, "fx_main", x - va, 2000);
+	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 2);
+	symbolizer_resolve_gen(s, EXEC_PID, 2, x, false, &r);
+	assert_string_equal(r.frames[0].name, "leaf_target");
+	symbolizer_resolve_gen(s, EXEC_PID, 1, x, false, &r);
+	assert_string_equal(r.frames[0].name, "int twice<int>(int)");
+	symbolizer_free(s);
+
+	/* 2. nobody told the symbolizer: an address of the new image outside
+	 * the old maps captures a new generation instead of adding the new
+	 * image's maps to the old one, which stays as it was */
+	fake_image(dir, bin_a, "fx_main", x - va, 1000);
+	s = symbolizer_new(&o);
+	assert_int_equal(symbolizer_note_pid(s, EXEC_PID), 0);
+	y = x + 0x100000; /* twice<int> of an image mapped elsewhere */
+	fake_image(dir, bin_b, "fx_cpp", y - vb, 1000);
+	symbolizer_resolve_gen(s, EXEC_PID, 0, y, false, &r);
+	assert_string_equal(r.frames[0].name, "int twice<int>(int)");
+	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 1); /* the one it made */
+	symbolizer_resolve_gen(s, EXEC_PID, 0, x, false, &r);
+	assert_string_equal(r.frames[0].name, "leaf_target");
+	symbolizer_free(s);
+
+	/* 3. a profile with a symbolizer tracks the exec by the main thread's
+	 * comm: the same address before and after is two stacks */
+	fake_image(dir, bin_a, "fx_main", x - va, 1000);
+	s = symbolizer_new(&o);
+	prof = profile_new(&meta, s);
+	smp = exec_sample(&x, "fx_main");
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(profile_add(prof, &smp), 0);
+	fake_image(dir, bin_b, "fx_cpp", x - vb, 1000);
+	smp = exec_sample(&x, "fx_cpp");
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(profile_add(prof, &smp), 0);
+	assert_int_equal(profile_nr_stacks(prof), 2);
+	profile_get_stack(prof, 1, &st);
+	assert_int_equal(st.gen, 1);
+	assert_two_images(prof, 3, 2);
+	profile_free(prof);
+	symbolizer_free(s);
+
+	/* 4. the agent's way: the drain side tags generations in a profile
+	 * without a symbolizer; the worker's symbolized profile, which noted
+	 * generation 0 at the start, meets generation 1 at its first flush */
+	fake_image(dir, bin_a, "fx_main", x - va, 1000);
+	s = symbolizer_new(&o);
+	assert_int_equal(symbolizer_note_pid(s, EXEC_PID), 0);
+	prof = profile_new(&meta, s);
+	pend = profile_new(&meta, NULL);
+	smp = exec_sample(&x, "fx_main");
+	assert_int_equal(profile_add_unwound(pend, NULL, &smp, 0), 0);
+	fake_image(dir, bin_b, "fx_cpp", x - vb, 1000);
+	smp = exec_sample(&x, "fx_cpp");
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(profile_add_unwound(pend, NULL, &smp, 1), 0);
+	assert_int_equal(profile_nr_stacks(pend), 2);
+	assert_int_equal(profile_merge(prof, pend), 0);
+	assert_two_images(prof, 1, 4);
+	profile_free(pend);
+	profile_free(prof);
+	symbolizer_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_profile_symbolized),
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_symbolized_pprof_go),
+		cmocka_unit_test(test_exec_generations),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, teardown_all);
