@@ -141,6 +141,30 @@ static void sink_free(struct run_sink *k)
 	free(k);
 }
 
+/*
+ * Worker, at the task's start: load what the first flush needs anyway (the
+ * kernel's symbol table, the symbols of each binary the process maps), so
+ * that its symbolization, seconds under TCG, overlaps the first flush
+ * interval instead of following it.
+ */
+static void warm_job(void *arg)
+{
+	struct run_sink *k = arg;
+	uint64_t t0 = agent_wall_ms();
+	size_t n = symbolizer_nr_mappings(k->sym, k->pid);
+	struct sym_result r;
+
+	symbolizer_resolve(k->sym, 0, 0, true, &r);
+	for (size_t i = 0; i < n; i++) {
+		const struct sym_mapping *m = symbolizer_mapping(k->sym, k->pid, i);
+
+		if (m)
+			symbolizer_resolve(k->sym, k->pid, m->start, false, &r);
+	}
+	log_debug("task %s: symbols of the kernel and %zu mappings loaded in %" PRIu64 " ms",
+		  k->spec.task_id, n, agent_wall_ms() - t0);
+}
+
 int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid,
 	      const struct agent_config *cfg, struct upload_queue *queue,
 	      struct flush_worker *worker, char *err, size_t errlen)
@@ -220,6 +244,9 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 	r->next_flush_ms =
 		k->started_ms + (cfg->flush_interval_ms < 2000 ? cfg->flush_interval_ms : 2000);
 	r->next_alive_ms = k->started_ms + 500;
+	/* only with an upload queue: locally the one flush is at the end */
+	if (k->queue)
+		flush_worker_submit(worker, warm_job, k, 0, true);
 	*out = r;
 	return 0;
 }

@@ -128,6 +128,8 @@ struct agent {
 	size_t nr_held;
 	uint64_t next_schedule_ms; /* embedded mode */
 	uint64_t tasks_started, tasks_failed;
+	/* The main loop's longest phases (ms): what can delay a ring drain. */
+	uint64_t max_scan_ms, max_tasks_ms, max_cont_ms, max_steps_ms;
 };
 
 static void held_remove(struct agent *a, size_t i)
@@ -304,6 +306,17 @@ static void report_stats(struct agent *a, const char *when)
 		 " samples), %zu waiting; longest %" PRIu64 " ms, longest wait %" PRIu64 " ms",
 		 when, fs.done_jobs, fs.dropped_jobs, fs.dropped_units, fpend, fs.max_job_ms,
 		 fs.max_wait_ms);
+	log_info("agent %s: main loop: longest discovery scan %" PRIu64 " ms, task starts %" PRIu64
+		 " ms, continuous checks %" PRIu64 " ms, ring drains %" PRIu64 " ms",
+		 when, a->max_scan_ms, a->max_tasks_ms, a->max_cont_ms, a->max_steps_ms);
+}
+
+static void note_max(uint64_t *max, uint64_t t0)
+{
+	uint64_t d = mono_ms() - t0;
+
+	if (d > *max)
+		*max = d;
 }
 
 static int loop(struct agent *a)
@@ -315,7 +328,7 @@ static int loop(struct agent *a)
 		struct task_spec *in = NULL;
 		size_t nin;
 		int np = 0;
-		uint64_t now = mono_ms();
+		uint64_t now = mono_ms(), t0;
 
 		if (now >= next_scan) {
 			int r = procs_scan(&a->procs, &a->cfg, &a->host);
@@ -323,14 +336,20 @@ static int loop(struct agent *a)
 			if (r < 0)
 				log_warn("discovery: cannot read /proc: %s", strerror(-r));
 			next_scan = now + a->cfg.scan_period_ms;
+			note_max(&a->max_scan_ms, now);
 		}
 		nin = inbox_take(&a->inbox, &in);
 		for (size_t i = 0; i < nin; i++)
 			accept_task(a, &in[i]);
 		free(in);
 		schedule_local(a);
+		t0 = mono_ms();
 		continuous_tick(a, now);
+		note_max(&a->max_cont_ms, t0);
+		t0 = mono_ms();
 		start_due(a);
+		note_max(&a->max_tasks_ms, t0);
+		t0 = mono_ms();
 
 		for (size_t i = 0; i < a->nr_held;) {
 			struct held *h = &a->held[i];
@@ -349,6 +368,7 @@ static int loop(struct agent *a)
 			}
 			i++;
 		}
+		note_max(&a->max_steps_ms, t0);
 		if (now >= next_stats) {
 			report_stats(a, "status");
 			next_stats = now + 60000;
