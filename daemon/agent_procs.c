@@ -217,38 +217,71 @@ static int build(struct agent_proc *p, const struct agent_finder *f, const struc
 	return 0;
 }
 
+struct known {
+	uint32_t pid;
+	uint64_t start_time;
+	bool seen;
+};
+
+static int cmp_known(const void *a, const void *b)
+{
+	const struct known *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->start_time < y->start_time ? -1 : x->start_time > y->start_time;
+}
+
+/*
+ * The scan reads /proc without the lock (slow under load, and the main
+ * thread's task starts and continuous checks take the lock too): the known
+ * processes are copied first, the new ones built aside, and both merged
+ * under the lock at the end. Only scans change which processes the table
+ * holds, so the copy stays right meanwhile.
+ */
 int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct tmpl_host *h)
 {
 	DIR *d = opendir(t->proc_root);
 	struct dirent *de;
+	struct known *kn = NULL, key, *hit;
+	struct agent_proc *nv = NULL;
+	size_t nk = 0, nn = 0, cap_n = 0;
 	int added = 0;
 
 	if (!d)
 		return -errno;
 	pthread_mutex_lock(&t->lock);
+	if (t->n) {
+		kn = malloc(t->n * sizeof(*kn));
+		if (!kn) {
+			pthread_mutex_unlock(&t->lock);
+			closedir(d);
+			return -ENOMEM;
+		}
+	}
 	for (size_t i = 0; i < t->n; i++)
-		t->v[i].seen = false;
+		kn[nk++] = (struct known){ .pid = t->v[i].pid, .start_time = t->v[i].start_time };
+	pthread_mutex_unlock(&t->lock);
+	if (nk)
+		qsort(kn, nk, sizeof(*kn), cmp_known);
+
 	while ((de = readdir(d))) {
 		char path[PATH_MAX], buf[8192];
 		struct agent_proc np = { 0 };
 		const struct agent_finder *f = NULL;
 		uint32_t pid;
-		uint64_t st;
 		ssize_t n;
-		bool known = false, dup = false;
 		char *end;
 
 		pid = (uint32_t)strtoul(de->d_name, &end, 10);
 		if (*end || !pid || pid == t->self)
 			continue;
-		st = start_time_of(t->proc_root, pid);
-		for (size_t i = 0; i < t->n; i++)
-			if (t->v[i].pid == pid && t->v[i].start_time == st) {
-				t->v[i].seen = known = true;
-				break;
-			}
-		if (known)
+		key = (struct known){ .pid = pid, .start_time = start_time_of(t->proc_root, pid) };
+		hit = nk ? bsearch(&key, kn, nk, sizeof(*kn), cmp_known) : NULL;
+		if (hit) {
+			hit->seen = true;
 			continue;
+		}
 		snprintf(path, sizeof(path), "%s/%u/cmdline", t->proc_root, pid);
 		n = read_file(path, buf, sizeof(buf));
 		if (n <= 0)
@@ -265,44 +298,33 @@ int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct
 			continue;
 		}
 		np.pid = pid;
-		np.start_time = st;
+		np.start_time = key.start_time;
 		np.seen = true;
 		if (build(&np, f, h, t->proc_root)) {
 			proc_free(&np);
 			continue;
 		}
-		for (size_t i = 0; i < t->n && !dup; i++)
-			dup = same_entity(&t->v[i], &np);
-		if (dup) {
-			/* rover collapses duplicates: the first pid keeps the entity */
-			log_debug("discovery: pid %u has the same entity as a known process; "
-				  "not registered",
-				  pid);
-			proc_free(&np);
-			continue;
-		}
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? t->cap * 2 : 16;
-			struct agent_proc *nv = realloc(t->v, cap * sizeof(*nv));
+		if (nn == cap_n) {
+			size_t cap = cap_n ? cap_n * 2 : 8;
+			struct agent_proc *v = realloc(nv, cap * sizeof(*v));
 
-			if (!nv) {
+			if (!v) {
 				proc_free(&np);
 				continue;
 			}
-			t->v = nv;
-			t->cap = cap;
+			nv = v;
+			cap_n = cap;
 		}
-		t->v[t->n++] = np;
-		added++;
-		log_info("discovery: pid %u %s: layer %s service '%s' instance '%s' process '%s'%s",
-			 pid, np.exe_path, np.layer, np.service, np.instance, np.process,
-			 np.support_profiling ? ""
-					      : " (no ELF symbols or an interpreter: "
-						"reported as not profilable)");
+		nv[nn++] = np;
 	}
 	closedir(d);
+
+	pthread_mutex_lock(&t->lock);
 	for (size_t i = 0; i < t->n;) {
-		if (t->v[i].seen) {
+		key = (struct known){ .pid = t->v[i].pid, .start_time = t->v[i].start_time };
+		hit = nk ? bsearch(&key, kn, nk, sizeof(*kn), cmp_known) : NULL;
+		if (hit && hit->seen) {
+			t->v[i].seen = true;
 			i++;
 			continue;
 		}
@@ -310,7 +332,42 @@ int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct
 		proc_free(&t->v[i]);
 		t->v[i] = t->v[--t->n];
 	}
+	for (size_t k = 0; k < nn; k++) {
+		struct agent_proc *np = &nv[k];
+		bool dup = false;
+
+		for (size_t i = 0; i < t->n && !dup; i++)
+			dup = same_entity(&t->v[i], np);
+		if (dup) {
+			/* rover collapses duplicates: the first pid keeps the entity */
+			log_debug("discovery: pid %u has the same entity as a known process; "
+				  "not registered",
+				  np->pid);
+			proc_free(np);
+			continue;
+		}
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 16;
+			struct agent_proc *v = realloc(t->v, cap * sizeof(*v));
+
+			if (!v) {
+				proc_free(np);
+				continue;
+			}
+			t->v = v;
+			t->cap = cap;
+		}
+		t->v[t->n++] = *np;
+		added++;
+		log_info("discovery: pid %u %s: layer %s service '%s' instance '%s' process '%s'%s",
+			 np->pid, np->exe_path, np->layer, np->service, np->instance, np->process,
+			 np->support_profiling ? ""
+					       : " (no ELF symbols or an interpreter: "
+						 "reported as not profilable)");
+	}
 	pthread_mutex_unlock(&t->lock);
+	free(nv);
+	free(kn);
 	return added;
 }
 

@@ -2,11 +2,12 @@
 /*
  * skyprof agent: the SkyWalking side of skyprof, rover-compatible.
  *
- * Threads: this one discovers processes, runs tasks and drains their rings;
- * the flush worker (agent_flush.c) symbolizes and encodes each flush; the
- * OAP thread (agent_oap.c) does every network call. They meet in four
- * places, each with its own lock: the process table, the task inbox, the
- * flush queue and the upload queue. Without core.backend.addr there is no OAP thread: tasks come
+ * Threads: this one runs tasks and drains their rings; the scanner thread
+ * discovers processes (reading /proc takes a while under load); the flush
+ * worker (agent_flush.c) symbolizes and encodes each flush; the OAP thread
+ * (agent_oap.c) does every network call. They meet in four places, each
+ * with its own lock: the process table, the task inbox, the flush queue and
+ * the upload queue. Without core.backend.addr there is no OAP thread: tasks come
  * from the skyprof.schedule section and profiles go to the spool directory.
  */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -129,7 +131,13 @@ struct agent {
 	uint64_t next_schedule_ms; /* embedded mode */
 	uint64_t tasks_started, tasks_failed;
 	/* The main loop's longest phases (ms): what can delay a ring drain. */
-	uint64_t max_scan_ms, max_tasks_ms, max_cont_ms, max_steps_ms;
+	uint64_t max_tasks_ms, max_cont_ms, max_steps_ms;
+	/* The scanner thread; without it (no thread) the main loop scans. */
+	pthread_t scanner;
+	pthread_mutex_t scan_lock;
+	pthread_cond_t scan_cond; /* stop */
+	bool scan_stop, scanner_running;
+	uint64_t max_scan_ms; /* under scan_lock */
 };
 
 static void held_remove(struct agent *a, size_t i)
@@ -289,6 +297,7 @@ static void report_stats(struct agent *a, const char *when)
 	struct upload_stats st;
 	struct flush_stats fs;
 	size_t pb = 0, pbytes = 0, fpend;
+	uint64_t scan;
 
 	queue_get_stats(&a->queue, &st, &pb, &pbytes);
 	flush_worker_get_stats(&a->worker, &fs, &fpend);
@@ -306,9 +315,14 @@ static void report_stats(struct agent *a, const char *when)
 		 " samples), %zu waiting; longest %" PRIu64 " ms, longest wait %" PRIu64 " ms",
 		 when, fs.done_jobs, fs.dropped_jobs, fs.dropped_units, fpend, fs.max_job_ms,
 		 fs.max_wait_ms);
-	log_info("agent %s: main loop: longest discovery scan %" PRIu64 " ms, task starts %" PRIu64
-		 " ms, continuous checks %" PRIu64 " ms, ring drains %" PRIu64 " ms",
-		 when, a->max_scan_ms, a->max_tasks_ms, a->max_cont_ms, a->max_steps_ms);
+	pthread_mutex_lock(&a->scan_lock);
+	scan = a->max_scan_ms;
+	pthread_mutex_unlock(&a->scan_lock);
+	log_info("agent %s: main loop: longest task starts %" PRIu64
+		 " ms, continuous checks %" PRIu64 " ms, ring drains %" PRIu64
+		 " ms; longest discovery scan %" PRIu64 " ms%s",
+		 when, a->max_tasks_ms, a->max_cont_ms, a->max_steps_ms, scan,
+		 a->scanner_running ? " (its own thread)" : "");
 }
 
 static void note_max(uint64_t *max, uint64_t t0)
@@ -317,6 +331,71 @@ static void note_max(uint64_t *max, uint64_t t0)
 
 	if (d > *max)
 		*max = d;
+}
+
+/* One discovery scan; returns when it started. */
+static uint64_t scan_once(struct agent *a)
+{
+	uint64_t t0 = mono_ms();
+	int r = procs_scan(&a->procs, &a->cfg, &a->host);
+
+	if (r < 0)
+		log_warn("discovery: cannot read /proc: %s", strerror(-r));
+	pthread_mutex_lock(&a->scan_lock);
+	note_max(&a->max_scan_ms, t0);
+	pthread_mutex_unlock(&a->scan_lock);
+	return t0;
+}
+
+/* The scanner thread: a scan every scanner.period, until told to stop. */
+static void *scanner(void *arg)
+{
+	struct agent *a = arg;
+
+	pthread_mutex_lock(&a->scan_lock);
+	while (!a->scan_stop) {
+		uint64_t next;
+		struct timespec ts;
+
+		pthread_mutex_unlock(&a->scan_lock);
+		next = scan_once(a) + a->cfg.scan_period_ms;
+		ts.tv_sec = (time_t)(next / 1000);
+		ts.tv_nsec = (long)(next % 1000) * 1000000L;
+		pthread_mutex_lock(&a->scan_lock);
+		while (!a->scan_stop && mono_ms() < next)
+			pthread_cond_timedwait(&a->scan_cond, &a->scan_lock, &ts);
+	}
+	pthread_mutex_unlock(&a->scan_lock);
+	return NULL;
+}
+
+static void scanner_start(struct agent *a)
+{
+	pthread_condattr_t ca;
+	int r;
+
+	pthread_mutex_init(&a->scan_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* mono_ms's clock */
+	pthread_cond_init(&a->scan_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	r = pthread_create(&a->scanner, NULL, scanner, a);
+	if (r)
+		log_warn("cannot start the discovery thread (%s): the main loop scans",
+			 strerror(r));
+	a->scanner_running = !r;
+}
+
+static void scanner_stop(struct agent *a)
+{
+	if (!a->scanner_running)
+		return;
+	pthread_mutex_lock(&a->scan_lock);
+	a->scan_stop = true;
+	pthread_cond_signal(&a->scan_cond);
+	pthread_mutex_unlock(&a->scan_lock);
+	pthread_join(a->scanner, NULL);
+	a->scanner_running = false;
 }
 
 static int loop(struct agent *a)
@@ -330,14 +409,8 @@ static int loop(struct agent *a)
 		int np = 0;
 		uint64_t now = mono_ms(), t0;
 
-		if (now >= next_scan) {
-			int r = procs_scan(&a->procs, &a->cfg, &a->host);
-
-			if (r < 0)
-				log_warn("discovery: cannot read /proc: %s", strerror(-r));
-			next_scan = now + a->cfg.scan_period_ms;
-			note_max(&a->max_scan_ms, now);
-		}
+		if (!a->scanner_running && now >= next_scan)
+			next_scan = scan_once(a) + a->cfg.scan_period_ms;
 		nin = inbox_take(&a->inbox, &in);
 		for (size_t i = 0; i < nin; i++)
 			accept_task(a, &in[i]);
@@ -522,8 +595,10 @@ int cmd_agent_main(int argc, char **argv)
 		a.next_schedule_ms = agent_wall_ms() + a.cfg.scan_period_ms + 100;
 	}
 
+	scanner_start(&a);
 	loop(&a);
 
+	scanner_stop(&a);
 	log_info("agent: stopping: %zu tasks held", a.nr_held);
 	while (a.nr_held)
 		held_stop(&a, a.nr_held - 1);

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -27,6 +29,7 @@
 #include "agent_task.h"
 #include "agent_template.h"
 #include "agent_upload.h"
+#include "config_agent.h"
 #include "grpc_conn.h"
 #include "grpc_frame.h"
 #include "sw_command.pb-c.h"
@@ -704,6 +707,85 @@ static void flush_worker_bounds(void **state)
 	assert_int_equal(nr, 1);
 }
 
+/* Discovery on a hand-made /proc: a match registers once, a process whose
+ * start time changed (a reused pid) is a new one, the old one exits; a
+ * second process with the same entity is not registered (the exits are
+ * merged before the new ones, so a restarted process registers at once). */
+static void fake_proc(const char *root, unsigned pid, const char *cmd, size_t cmdlen,
+		      unsigned long long start)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u", root, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%u/cmdline", root, pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(cmd, 1, cmdlen, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%u/stat", root, pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%u (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %llu 4096 1\n", pid, start);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%u/exe", root, pid);
+	unlink(path);
+	assert_int_equal(symlink("/usr/bin/myapp", path), 0);
+}
+
+static void procs_scan_fake(void **state)
+{
+	static const char yaml[] = "process_discovery:\n"
+				   "  scanner:\n"
+				   "    mode: REGEX\n"
+				   "    regex:\n"
+				   "      - match_cmd: \"myapp --serve\"\n"
+				   "        service_name: svc\n";
+	struct tmpl_host h = { .hostname = "box", .instance_id = "uuid", .ip = fake_ip };
+	struct agent_config c;
+	struct agent_procs t;
+	char root[] = "/tmp/skyprof-procs-XXXXXX", err[256], cmd[600];
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(config_load_string(&c, yaml, sizeof(yaml) - 1, err, sizeof(err)), 0);
+	procs_init(&t, root);
+	fake_proc(root, 100, "myapp\0--serve\0", 14, 5000);
+	fake_proc(root, 101, "other\0", 6, 5001);
+	assert_int_equal(procs_scan(&t, &c, &h), 1);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.v[0].pid, 100);
+	assert_int_equal(t.v[0].start_time, 5000);
+	assert_string_equal(t.v[0].service, "svc");
+	assert_string_equal(t.v[0].process, "myapp");
+	t.v[0].state = PROC_REPORTED; /* as the OAP thread would */
+	assert_int_equal(procs_scan(&t, &c, &h), 0);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.v[0].state, PROC_REPORTED);
+	/* the same entity in another pid: rover keeps the first */
+	fake_proc(root, 102, "myapp\0--serve\0", 14, 5002);
+	assert_int_equal(procs_scan(&t, &c, &h), 0);
+	assert_int_equal(t.n, 1);
+	/* pid 100 reused (another start time), 102 gone: the old 100 exits and
+	 * the new one registers in the same scan */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/102", root);
+	assert_int_equal(system(cmd), 0);
+	fake_proc(root, 100, "myapp\0--serve\0", 14, 6000);
+	assert_int_equal(procs_scan(&t, &c, &h), 1);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.v[0].start_time, 6000);
+	assert_int_equal(t.v[0].state, PROC_NEW);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/100", root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(procs_scan(&t, &c, &h), 0);
+	assert_int_equal(t.n, 0);
+	procs_free(&t);
+	config_free(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,7 +795,7 @@ int main(void)
 		cmocka_unit_test(proc_helpers),		cmocka_unit_test(upload_messages),
 		cmocka_unit_test(upload_offcpu),	cmocka_unit_test(upload_unconfirmed_split),
 		cmocka_unit_test(grpc_messages_within), cmocka_unit_test(upload_resend_rule),
-		cmocka_unit_test(flush_worker_bounds),
+		cmocka_unit_test(flush_worker_bounds),	cmocka_unit_test(procs_scan_fake),
 	};
 
 	log_set_level(LOG_LVL_ERROR);
