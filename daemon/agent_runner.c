@@ -145,7 +145,7 @@ static void sink_free(struct run_sink *k)
  * Worker, at the task's start: load what the first flush needs anyway (the
  * kernel's symbol table, the symbols of each binary the process maps), so
  * that its symbolization, seconds under TCG, overlaps the first flush
- * interval instead of following it.
+ * interval (or, locally, the task) instead of following it.
  */
 static void warm_job(void *arg)
 {
@@ -244,9 +244,7 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 	r->next_flush_ms =
 		k->started_ms + (cfg->flush_interval_ms < 2000 ? cfg->flush_interval_ms : 2000);
 	r->next_alive_ms = k->started_ms + 500;
-	/* only with an upload queue: locally the one flush is at the end */
-	if (k->queue)
-		flush_worker_submit(worker, warm_job, k, 0, true);
+	flush_worker_submit(worker, warm_job, k, 0, true);
 	*out = r;
 	return 0;
 }
