@@ -136,7 +136,7 @@ struct agent {
 	pthread_t scanner;
 	pthread_mutex_t scan_lock;
 	pthread_cond_t scan_cond; /* stop */
-	bool scan_stop, scanner_running;
+	bool scan_stop, scanner_running, scanner_used;
 	uint64_t max_scan_ms; /* under scan_lock */
 };
 
@@ -322,7 +322,7 @@ static void report_stats(struct agent *a, const char *when)
 		 " ms, continuous checks %" PRIu64 " ms, ring drains %" PRIu64
 		 " ms; longest discovery scan %" PRIu64 " ms%s",
 		 when, a->max_tasks_ms, a->max_cont_ms, a->max_steps_ms, scan,
-		 a->scanner_running ? " (its own thread)" : "");
+		 a->scanner_used ? " (its own thread)" : "");
 }
 
 static void note_max(uint64_t *max, uint64_t t0)
@@ -383,7 +383,7 @@ static void scanner_start(struct agent *a)
 	if (r)
 		log_warn("cannot start the discovery thread (%s): the main loop scans",
 			 strerror(r));
-	a->scanner_running = !r;
+	a->scanner_running = a->scanner_used = !r;
 }
 
 static void scanner_stop(struct agent *a)
