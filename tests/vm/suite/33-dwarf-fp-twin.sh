@@ -8,8 +8,10 @@
 # main a DWARF unwind adds the C runtime's start frames (_start,
 # __libc_start_main) that a frame-pointer walk cannot see, and kernel frames
 # depend on where the timer interrupt landed, not on the user unwinder.
-# For spin the sets of stacks (share >= 2 %) must be identical and each
-# share within 5 points. fp_chain's hot path runs inside glibc, which has no
+# For spin every stack holding >= 2 % of the samples in either run must have
+# the same share in the other within 3 points (a stack below 2 % in one run
+# counts with its real share there, so a threshold crossing of a rare stack
+# such as the C runtime's start-up samples is not a difference). fp_chain's hot path runs inside glibc, which has no
 # frame pointers, so the frame-pointer walk loses the chain there (measured on
 # 6.1: 2.5 % of samples reach main); --dwarf must hold main;chain_a;chain_b;
 # chain_c in >= 90 % of samples and never in fewer than without it.
@@ -37,11 +39,10 @@ user_from_main() {
 		END {for (s in n) print s, n[s]}' "$1" | sort
 }
 
-# shares FILE -> "stack percent" for stacks with >= 2 % of the samples
+# shares FILE -> "stack percent" for every stack
 shares() {
 	user_from_main "$1" | awk '{t += $NF; c[$1] = $NF}
-		END {for (s in c) if (100 * c[s] / t >= 2) printf "%s %.1f\n", s, 100 * c[s] / t}' |
-		sort
+		END {for (s in c) printf "%s %.1f\n", s, 100 * c[s] / t}' | sort
 }
 
 # chain_pct FILE PREFIX -> percent of samples whose user stack starts with PREFIX
@@ -68,21 +69,17 @@ record chain-fp "$fpc"
 record chain-dwarf "$fpc" --dwarf
 
 fail=0
-echo "spin, stacks from main (>= 2 %), without --dwarf:"
-shares spin-fp.folded | tee spin-fp.shares | sed 's/^/  /'
-echo "spin, with --dwarf:"
-shares spin-dwarf.folded | tee spin-dwarf.shares | sed 's/^/  /'
+shares spin-fp.folded >spin-fp.shares
+shares spin-dwarf.folded >spin-dwarf.shares
 # (no process substitution: the guest has no /dev/fd)
-cut -d' ' -f1 spin-fp.shares >spin-fp.set
-cut -d' ' -f1 spin-dwarf.shares >spin-dwarf.set
-if ! cmp -s spin-fp.set spin-dwarf.set; then
-	echo "FAIL: spin: the sets of stacks differ with --dwarf"
-	fail=1
-fi
-worst=$(join spin-fp.shares spin-dwarf.shares |
-	awk '{d = $2 - $3; if (d < 0) d = -d; if (d > m) m = d} END {printf "%.1f\n", m + 0}')
-echo "spin: largest share difference $worst points"
-awk -v w="$worst" 'BEGIN {exit !(w <= 5)}' || { echo "FAIL: spin: shares differ by $worst > 5 points"; fail=1; }
+join -a1 -a2 -e 0 -o 0,1.2,2.2 spin-fp.shares spin-dwarf.shares >spin.joined
+echo "spin, stacks from main with >= 2 % in either run: share without / with --dwarf"
+awk '$2 >= 2 || $3 >= 2 {print "  " $0}' spin.joined
+worst=$(awk '($2 >= 2 || $3 >= 2) {d = $2 - $3; if (d < 0) d = -d; if (d > m) {m = d; w = $1}}
+	END {printf "%.1f %s\n", m + 0, w}' spin.joined)
+echo "spin: largest share difference ${worst% *} points (${worst#* })"
+awk -v w="${worst% *}" 'BEGIN {exit !(w <= 3)}' ||
+	{ echo "FAIL: spin: the stacks differ with --dwarf: ${worst#* } by ${worst% *} > 3 points"; fail=1; }
 
 want="main;chain_a;chain_b;chain_c"
 for m in fp dwarf; do
