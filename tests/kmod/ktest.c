@@ -9,7 +9,7 @@
  *   skyprof-ktest perm-mmap                   (root) bind, drop privileges, mmap
  *   skyprof-ktest cycles N                    N start/map/stop cycles
  *   skyprof-ktest limits                      session limit, foreign STOP
- *   skyprof-ktest killwait PID [MS]           SIGKILL PID, time until its session is gone
+ *   skyprof-ktest killwait PID[,PID...] [MS]  SIGKILL the PIDs, time until their sessions are gone
  *
  * Every subcommand prints what it measured and exits 0 only on success.
  */
@@ -752,20 +752,38 @@ static int cmd_cycles(int argc, char **argv)
 
 /* ---- killwait ------------------------------------------------------------ */
 
-/* SIGKILLs PID, then polls GET_INFO until no session and no ring memory is left. */
+/*
+ * SIGKILLs every PID of a comma-separated list at once (owners torn down
+ * concurrently), then polls GET_INFO until no session and no ring memory is
+ * left.
+ */
 static int cmd_killwait(int argc, char **argv)
 {
-	int pid = argc > 1 ? atoi(argv[1]) : 0, timeout_ms = argc > 2 ? atoi(argv[2]) : 3000;
+	int timeout_ms = argc > 2 ? atoi(argv[2]) : 3000, polls = 0, killed = 0;
+	const char *list = argc > 1 ? argv[1] : "";
 	struct ktest_nl nl;
 	struct info before, in;
 	uint64_t t0;
-	int polls = 0;
+	char *end;
 
-	if (pid <= 0 || open_nl(&nl) || get_info(&nl, &before, false))
+	if (open_nl(&nl) || get_info(&nl, &before, false))
 		return 2;
 	t0 = now_ns();
-	if (kill(pid, SIGKILL)) {
-		perror("kill");
+	for (const char *p = list; *p; p = *end ? end + 1 : end) {
+		long pid = strtol(p, &end, 10);
+
+		if (pid <= 0 || (*end && *end != ',')) {
+			fprintf(stderr, "killwait: bad PID list '%s'\n", list);
+			return 2;
+		}
+		if (kill((pid_t)pid, SIGKILL)) {
+			perror("kill");
+			return 2;
+		}
+		killed++;
+	}
+	if (!killed) {
+		fprintf(stderr, "killwait: no PID\n");
 		return 2;
 	}
 	for (;;) {
@@ -776,11 +794,11 @@ static int cmd_killwait(int argc, char **argv)
 		polls++;
 		if (!in.active && !in.ring_bytes) {
 			printf("killed=%d active_before=%u ring_bytes_before=%llu gone_ms=%.1f polls=%d\n",
-			       pid, before.active, (unsigned long long)before.ring_bytes, ms, polls);
+			       killed, before.active, (unsigned long long)before.ring_bytes, ms, polls);
 			return 0;
 		}
 		if (ms > timeout_ms) {
-			printf("killed=%d still active=%u ring_bytes=%llu after %.1f ms\n", pid,
+			printf("killed=%d still active=%u ring_bytes=%llu after %.1f ms\n", killed,
 			       in.active, (unsigned long long)in.ring_bytes, ms);
 			return 1;
 		}
