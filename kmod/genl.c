@@ -84,18 +84,17 @@ static int skyprof_check_allowed(struct genl_info *info, const u8 *allowed, unsi
 	return 0;
 }
 
-/* dst = attribute or default; -EINVAL with msg outside [lo, hi]. */
-#define SKYPROF_GET_U32(info, attr, lo, hi, def, dst, msg)			\
-	do {									\
-		struct nlattr *__a = (info)->attrs[attr];			\
-		u32 __v = __a ? nla_get_u32(__a) : (def);			\
-										\
-		if (__v < (lo) || __v > (hi)) {					\
-			NL_SET_ERR_MSG_ATTR((info)->extack, __a, msg);		\
-			return -EINVAL;						\
-		}								\
-		(dst) = __v;							\
-	} while (0)
+/* *dst = attribute or default; false (and *dst unset) outside [lo, hi]. */
+static bool skyprof_get_u32(struct genl_info *info, int attr, u32 lo, u32 hi, u32 def, u32 *dst)
+{
+	struct nlattr *a = info->attrs[attr];
+	u32 v = a ? nla_get_u32(a) : def;
+
+	if (v < lo || v > hi)
+		return false;
+	*dst = v;
+	return true;
+}
 
 static int skyprof_cmp_u32(const void *a, const void *b)
 {
@@ -160,29 +159,52 @@ static int skyprof_parse_config(struct genl_info *info, struct skyprof_config *c
 	struct nlattr *a;
 	int ret;
 
-	SKYPROF_GET_U32(info, SKYPROF_A_MODE, 0, __SKYPROF_MODE_MAX - 1, SKYPROF_MODE_ONCPU,
-			cfg->mode, "MODE: unknown mode");
+	if (!skyprof_get_u32(info, SKYPROF_A_MODE, 0, __SKYPROF_MODE_MAX - 1, SKYPROF_MODE_ONCPU,
+			     &cfg->mode)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_MODE],
+				    "MODE: unknown mode");
+		return -EINVAL;
+	}
 	if (cfg->mode == SKYPROF_MODE_OFFCPU) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_MODE],
 				    "MODE: off-CPU mode is not implemented by this module");
 		return -EOPNOTSUPP;
 	}
-	SKYPROF_GET_U32(info, SKYPROF_A_CLOCK, 0, __SKYPROF_CLOCK_MAX - 1, SKYPROF_CLOCK_AUTO,
-			cfg->clock, "CLOCK: unknown clock");
-	SKYPROF_GET_U32(info, SKYPROF_A_FREQ, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX,
-			SKYPROF_FREQ_DEFAULT, cfg->freq, "FREQ: outside 1..100000 Hz");
-	SKYPROF_GET_U32(info, SKYPROF_A_FLAGS, 0, SKYPROF_F_ALL,
-			SKYPROF_F_KERNEL_STACK | SKYPROF_F_USER_STACK, cfg->flags,
-			"FLAGS: unknown flag");
+	if (!skyprof_get_u32(info, SKYPROF_A_CLOCK, 0, __SKYPROF_CLOCK_MAX - 1, SKYPROF_CLOCK_AUTO,
+			     &cfg->clock)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_CLOCK],
+				    "CLOCK: unknown clock");
+		return -EINVAL;
+	}
+	if (!skyprof_get_u32(info, SKYPROF_A_FREQ, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX,
+			     SKYPROF_FREQ_DEFAULT, &cfg->freq)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_FREQ],
+				    "FREQ: outside 1..100000 Hz");
+		return -EINVAL;
+	}
+	if (!skyprof_get_u32(info, SKYPROF_A_FLAGS, 0, SKYPROF_F_ALL,
+			     SKYPROF_F_KERNEL_STACK | SKYPROF_F_USER_STACK, &cfg->flags)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_FLAGS],
+				    "FLAGS: unknown flag");
+		return -EINVAL;
+	}
 	if (cfg->flags & ~SKYPROF_F_ALL) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_FLAGS],
 				    "FLAGS: unknown flag");
 		return -EINVAL;
 	}
-	SKYPROF_GET_U32(info, SKYPROF_A_MAX_DEPTH, 1, SKYPROF_MAX_DEPTH,
-			SKYPROF_MAX_DEPTH_DEFAULT, cfg->max_depth, "MAX_DEPTH: outside 1..256");
-	SKYPROF_GET_U32(info, SKYPROF_A_USTACK_BYTES, 0, SKYPROF_USTACK_MAX, 0,
-			cfg->ustack_bytes, "USTACK_BYTES: above SKYPROF_USTACK_MAX");
+	if (!skyprof_get_u32(info, SKYPROF_A_MAX_DEPTH, 1, SKYPROF_MAX_DEPTH,
+			     SKYPROF_MAX_DEPTH_DEFAULT, &cfg->max_depth)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_MAX_DEPTH],
+				    "MAX_DEPTH: outside 1..256");
+		return -EINVAL;
+	}
+	if (!skyprof_get_u32(info, SKYPROF_A_USTACK_BYTES, 0, SKYPROF_USTACK_MAX, 0,
+			     &cfg->ustack_bytes)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_USTACK_BYTES],
+				    "USTACK_BYTES: above SKYPROF_USTACK_MAX");
+		return -EINVAL;
+	}
 	if (cfg->ustack_bytes % 8) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_USTACK_BYTES],
 				    "USTACK_BYTES: not a multiple of 8");
@@ -190,18 +212,30 @@ static int skyprof_parse_config(struct genl_info *info, struct skyprof_config *c
 	}
 	a = info->attrs[SKYPROF_A_OFFCPU_MIN_NS];
 	cfg->offcpu_min_ns = a ? nla_get_u64(a) : SKYPROF_OFFCPU_MIN_NS_DEFAULT;
-	SKYPROF_GET_U32(info, SKYPROF_A_RING_PAGES, SKYPROF_RING_PAGES_MIN,
-			SKYPROF_RING_PAGES_MAX, SKYPROF_RING_PAGES_DEFAULT, cfg->ring_pages,
-			"RING_PAGES: outside SKYPROF_RING_PAGES_MIN..MAX");
+	if (!skyprof_get_u32(info, SKYPROF_A_RING_PAGES,
+			     SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
+			     SKYPROF_RING_PAGES_DEFAULT, &cfg->ring_pages)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_RING_PAGES],
+				    "RING_PAGES: outside SKYPROF_RING_PAGES_MIN..MAX");
+		return -EINVAL;
+	}
 	if (!is_power_of_2(cfg->ring_pages)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_RING_PAGES],
 				    "RING_PAGES: not a power of two");
 		return -EINVAL;
 	}
-	SKYPROF_GET_U32(info, SKYPROF_A_WATERMARK_PCT, 1, 100, SKYPROF_WATERMARK_PCT_DEFAULT,
-			cfg->watermark_pct, "WATERMARK_PCT: outside 1..100");
-	SKYPROF_GET_U32(info, SKYPROF_A_BUDGET_PCT, 1, 100, SKYPROF_BUDGET_PCT_DEFAULT,
-			cfg->budget_pct, "BUDGET_PCT: outside 1..100");
+	if (!skyprof_get_u32(info, SKYPROF_A_WATERMARK_PCT, 1, 100,
+			     SKYPROF_WATERMARK_PCT_DEFAULT, &cfg->watermark_pct)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_WATERMARK_PCT],
+				    "WATERMARK_PCT: outside 1..100");
+		return -EINVAL;
+	}
+	if (!skyprof_get_u32(info, SKYPROF_A_BUDGET_PCT, 1, 100, SKYPROF_BUDGET_PCT_DEFAULT,
+			     &cfg->budget_pct)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_BUDGET_PCT],
+				    "BUDGET_PCT: outside 1..100");
+		return -EINVAL;
+	}
 	/* A worst-case record must fit twice: the reader always makes progress. */
 	if (2ULL * skyprof_record_max(cfg) > ((u64)cfg->ring_pages << PAGE_SHIFT)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_RING_PAGES],

@@ -37,6 +37,7 @@
 
 #include "skyprof_kmod.h"
 
+/* start, stop, teardown, stats, bind (see above) */
 DEFINE_MUTEX(skyprof_sessions_mutex);
 static DEFINE_SPINLOCK(skyprof_sessions_lock);
 static struct skyprof_session *skyprof_sessions[SKYPROF_MAX_SESSIONS];
@@ -393,7 +394,7 @@ unsigned int skyprof_sessions_active(void)
 
 	spin_lock(&skyprof_sessions_lock);
 	for (i = 0; i < SKYPROF_MAX_SESSIONS; i++)
-		n += skyprof_sessions[i] != NULL;
+		n += !!skyprof_sessions[i];
 	spin_unlock(&skyprof_sessions_lock);
 	return n;
 }

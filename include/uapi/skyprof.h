@@ -58,6 +58,7 @@ enum skyprof_cmd {
 	SKYPROF_CMD_EVENT,		/* multicast only, kernel -> user */
 	__SKYPROF_CMD_MAX,
 };
+
 #define SKYPROF_CMD_MAX (__SKYPROF_CMD_MAX - 1)
 
 enum skyprof_mode {
@@ -83,7 +84,7 @@ enum skyprof_clock {
 #define SKYPROF_CAP_CGROUP	(1U << 5)
 
 /* SKYPROF_A_FLAGS bits of a session. */
-#define SKYPROF_F_KERNEL_STACK	(1U << 0)	/* needs CAP_SYSLOG, else -EPERM (and not default) */
+#define SKYPROF_F_KERNEL_STACK	(1U << 0)	/* needs CAP_SYSLOG: else -EPERM, no default */
 #define SKYPROF_F_USER_STACK	(1U << 1)	/* frame-pointer walk */
 #define SKYPROF_F_KTHREADS	(1U << 2)	/* include kernel threads */
 #define SKYPROF_F_OFFCPU_PREEMPT (1U << 3)	/* off-CPU: count runnable preemption too */
@@ -132,6 +133,7 @@ enum skyprof_attr {
 	SKYPROF_A_RING_BYTES,		/* u64: ring memory currently allocated */
 	__SKYPROF_A_MAX,
 };
+
 #define SKYPROF_A_MAX (__SKYPROF_A_MAX - 1)
 
 /* Attributes nested in each SKYPROF_A_CPU_STATS. Counters are u64. */
@@ -150,6 +152,7 @@ enum skyprof_stat {
 	SKYPROF_STAT_MISSED,		/* hrtimer clock: periods that expired unserved */
 	__SKYPROF_STAT_MAX,
 };
+
 #define SKYPROF_STAT_MAX (__SKYPROF_STAT_MAX - 1)
 
 enum skyprof_event {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* CAP_PERFMON (5.8+). */
 #include <linux/capability.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* struct cgroup *cgroup_get_from_path(const char *path) (4.6+). */
 #include <linux/cgroup.h>
 

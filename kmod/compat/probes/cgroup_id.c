@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* cgroup_id() returning the u64 kernfs id (5.5+), task_dfl_cgroup(). */
 #include <linux/cgroup.h>
 #include <linux/sched.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* compat_ptr_ioctl (5.5+). */
 #include <linux/fs.h>
 

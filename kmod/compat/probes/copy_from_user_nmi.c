@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* unsigned long copy_from_user_nmi(void *to, const void __user *from, unsigned long n) (x86). */
 #include <linux/uaccess.h>
 

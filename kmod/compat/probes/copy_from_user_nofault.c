@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* long copy_from_user_nofault(void *dst, const void __user *src, size_t size) (5.8+). */
 #include <linux/uaccess.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* HRTIMER_MODE_*_HARD (5.4+): the only mode that expires in hardirq on PREEMPT_RT. */
 #include <linux/hrtimer.h>
 

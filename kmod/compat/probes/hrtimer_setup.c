@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* hrtimer_setup(timer, fn, clock, mode): 6.13+, replaces hrtimer_init (gone in 6.15). */
 #include <linux/hrtimer.h>
 

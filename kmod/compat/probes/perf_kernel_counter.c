@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* perf_event_create_kernel_counter with the 3-argument overflow handler (3.1+). */
 #include <linux/perf_event.h>
 

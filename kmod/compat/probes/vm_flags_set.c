@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* vm_flags_set/clear (6.3+, RHEL 9.4+): vma->vm_flags became read-only. */
 #include <linux/mm.h>
 

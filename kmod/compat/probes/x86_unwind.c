@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The x86 unwinder interface (4.9+; ORC 4.14+): unwind_start from regs. */
 #include <linux/sched.h>
 #include <asm/unwind.h>
