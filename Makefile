@@ -26,6 +26,7 @@ help:
 	@echo "make bench      benchmarks against perf and bpftrace (not part of check)"
 	@echo "make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS=..]   the libFuzzer targets (tests/fuzz), N s each"
 	@echo "make fuzz-genl [FUZZ_GENL_SECONDS=600]   the in-guest genl fuzzer, long"
+	@echo "make stress [KERNELS=..]   the stress suite at full counts on every kernel"
 	@echo "make install [PREFIX=.. DESTDIR=..]   make dkms-install   make clean"
 
 include daemon/build.mk
