@@ -6,19 +6,8 @@
 # restarted: the agent registers again.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-SKYPROF=${SKYPROF:-$top/${BUILD:-build}/skyprof}
-PY=/usr/bin/python3
-[ -x "$SKYPROF" ] || { echo "skip: no $SKYPROF (make daemon)"; exit 77; }
-$PY -c 'import grpc, google.protobuf' 2>/dev/null ||
-	{ echo "skip: python3-grpcio / python3-protobuf missing (make deps)"; exit 77; }
-OUT=$(mktemp -d /tmp/skyprof-host-agent.XXXXXX)
-SKYPROF_ROOT=$top
-SKYPROF_PROTO_DIR=$top/proto
-. "$top/tests/vm/suite/agent-lib.bash"
-trap 'agent_cleanup; rm -rf "$OUT"' EXIT
-fails=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+OUT_NAME=agent
+. "$top/tests/host/agent-lib.bash"
 
 # A target process: sleep under a name the finder matches.
 mkdir -p "$OUT/workloads"

@@ -8,19 +8,8 @@
 # logged and survived, and the local-config variant fires without an OAP.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-SKYPROF=${SKYPROF:-$top/${BUILD:-build}/skyprof}
-PY=/usr/bin/python3
-[ -x "$SKYPROF" ] || { echo "skip: no $SKYPROF (make daemon)"; exit 77; }
-$PY -c 'import grpc, google.protobuf' 2>/dev/null ||
-	{ echo "skip: python3-grpcio / python3-protobuf missing (make deps)"; exit 77; }
-OUT=$(mktemp -d /tmp/skyprof-host-cont.XXXXXX)
-SKYPROF_ROOT=$top
-SKYPROF_PROTO_DIR=$top/proto
-. "$top/tests/vm/suite/agent-lib.bash"
-trap 'agent_cleanup; rm -rf "$OUT"' EXIT
-fails=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+OUT_NAME=cont
+. "$top/tests/host/agent-lib.bash"
 count() { grep -c "\"method\": \"$2\"" "$1" 2>/dev/null || true; }
 
 mkdir -p "$OUT/workloads"

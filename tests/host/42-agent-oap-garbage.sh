@@ -18,23 +18,12 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
-SKYPROF=${SKYPROF:-$top/$BUILD/skyprof}
 SKYPROF_ASAN=$top/$BUILD/skyprof-asan
-PY=/usr/bin/python3
 GARBAGE=$top/tests/fake-oap/garbage_oap.py
 RSS_MAX_KB=${RSS_MAX_KB:-49152}
-[ -x "$SKYPROF" ] || { echo "skip: no $SKYPROF (make daemon)"; exit 77; }
-$PY -c 'import grpc, google.protobuf' 2>/dev/null ||
-	{ echo "skip: python3-grpcio / python3-protobuf missing (make deps)"; exit 77; }
+OUT_NAME=garbage
+. "$top/tests/host/agent-lib.bash"
 make -C "$top" -s "$BUILD/skyprof-asan" || { echo "FAIL: cannot build $SKYPROF_ASAN"; exit 1; }
-OUT=$(mktemp -d /tmp/skyprof-host-garbage.XXXXXX)
-SKYPROF_ROOT=$top
-SKYPROF_PROTO_DIR=$top/proto
-. "$top/tests/vm/suite/agent-lib.bash"
-trap 'agent_cleanup; [ -n "${KEEP_OUT:-}" ] || rm -rf "$OUT"' EXIT
-fails=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 t0=$SECONDS
 
 mkdir -p "$OUT/workloads"
