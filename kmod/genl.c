@@ -55,6 +55,10 @@ static const struct nla_policy skyprof_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_END_REASON]		= { .type = NLA_REJECT },
 	[SKYPROF_A_CPU]			= { .type = NLA_REJECT },
 	[SKYPROF_A_RING_BYTES]		= { .type = NLA_REJECT },
+	[SKYPROF_A_OFFCPU_ENTRIES]	= { .type = NLA_U32 },
+	[SKYPROF_A_OFFCPU_USED]		= { .type = NLA_REJECT },
+	[SKYPROF_A_OFFCPU_EXITED]	= { .type = NLA_REJECT },
+	[SKYPROF_A_OFFCPU_BYTES]	= { .type = NLA_REJECT },
 };
 
 static int skyprof_check_perm(struct sk_buff *skb, struct genl_info *info)
@@ -165,9 +169,9 @@ static int skyprof_parse_config(struct genl_info *info, struct skyprof_config *c
 				    "MODE: unknown mode");
 		return -EINVAL;
 	}
-	if (cfg->mode == SKYPROF_MODE_OFFCPU) {
+	if (cfg->mode == SKYPROF_MODE_OFFCPU && !skyprof_offcpu_available()) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_MODE],
-				    "MODE: off-CPU mode is not implemented by this module");
+				    "MODE: no off-CPU mode on this kernel (sched tracepoints)");
 		return -EOPNOTSUPP;
 	}
 	if (!skyprof_get_u32(info, SKYPROF_A_CLOCK, 0, __SKYPROF_CLOCK_MAX - 1, SKYPROF_CLOCK_AUTO,
@@ -210,8 +214,25 @@ static int skyprof_parse_config(struct genl_info *info, struct skyprof_config *c
 				    "USTACK_BYTES: not a multiple of 8");
 		return -EINVAL;
 	}
+	if (cfg->ustack_bytes && cfg->mode == SKYPROF_MODE_OFFCPU) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_USTACK_BYTES],
+				    "USTACK_BYTES: no raw user stacks in off-CPU mode");
+		return -EINVAL;
+	}
 	a = info->attrs[SKYPROF_A_OFFCPU_MIN_NS];
 	cfg->offcpu_min_ns = a ? nla_get_u64(a) : SKYPROF_OFFCPU_MIN_NS_DEFAULT;
+	if (!skyprof_get_u32(info, SKYPROF_A_OFFCPU_ENTRIES, SKYPROF_OFFCPU_ENTRIES_MIN,
+			     SKYPROF_OFFCPU_ENTRIES_MAX, SKYPROF_OFFCPU_ENTRIES_DEFAULT,
+			     &cfg->offcpu_entries)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_OFFCPU_ENTRIES],
+				    "OFFCPU_ENTRIES: outside SKYPROF_OFFCPU_ENTRIES_MIN..MAX");
+		return -EINVAL;
+	}
+	if (!is_power_of_2(cfg->offcpu_entries)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_OFFCPU_ENTRIES],
+				    "OFFCPU_ENTRIES: not a power of two");
+		return -EINVAL;
+	}
 	if (!skyprof_get_u32(info, SKYPROF_A_RING_PAGES,
 			     SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
 			     SKYPROF_RING_PAGES_DEFAULT, &cfg->ring_pages)) {
@@ -256,6 +277,8 @@ static u32 skyprof_caps(void)
 		caps |= SKYPROF_CAP_PERF_SW;
 	if (skyprof_filter_cgroup_supported())
 		caps |= SKYPROF_CAP_CGROUP;
+	if (skyprof_offcpu_available())
+		caps |= SKYPROF_CAP_OFFCPU;
 	return caps;
 }
 
@@ -286,7 +309,8 @@ static int skyprof_cmd_get_info(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, SKYPROF_A_FREQ_MAX, SKYPROF_FREQ_MAX) ||
 	    nla_put_u32(msg, SKYPROF_A_RING_PAGES_MAX, SKYPROF_RING_PAGES_MAX) ||
 	    nla_put_u32(msg, SKYPROF_A_PAGE_SIZE, PAGE_SIZE) ||
-	    nla_put_u64_64bit(msg, SKYPROF_A_RING_BYTES, skyprof_ring_bytes(), SKYPROF_A_PAD))
+	    nla_put_u64_64bit(msg, SKYPROF_A_RING_BYTES, skyprof_ring_bytes(), SKYPROF_A_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_A_OFFCPU_BYTES, skyprof_offcpu_bytes(), SKYPROF_A_PAD))
 		goto err_size;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -300,7 +324,7 @@ static const u8 skyprof_start_attrs[] = {
 	SKYPROF_A_MODE, SKYPROF_A_CLOCK, SKYPROF_A_FREQ, SKYPROF_A_FLAGS,
 	SKYPROF_A_MAX_DEPTH, SKYPROF_A_USTACK_BYTES, SKYPROF_A_OFFCPU_MIN_NS,
 	SKYPROF_A_RING_PAGES, SKYPROF_A_WATERMARK_PCT, SKYPROF_A_BUDGET_PCT,
-	SKYPROF_A_TARGET_TGIDS, SKYPROF_A_TARGET_CGROUP,
+	SKYPROF_A_TARGET_TGIDS, SKYPROF_A_TARGET_CGROUP, SKYPROF_A_OFFCPU_ENTRIES,
 };
 
 static int skyprof_cmd_session_start(struct sk_buff *skb, struct genl_info *info)
@@ -418,7 +442,10 @@ static int skyprof_put_cpu_stats(struct sk_buff *msg, unsigned int cpu,
 	    nla_put_u64_64bit(msg, SKYPROF_STAT_THROTTLED, st->throttled, SKYPROF_STAT_PAD) ||
 	    nla_put_u64_64bit(msg, SKYPROF_STAT_FILTERED, st->filtered, SKYPROF_STAT_PAD) ||
 	    nla_put_u64_64bit(msg, SKYPROF_STAT_NESTED, st->nested, SKYPROF_STAT_PAD) ||
-	    nla_put_u64_64bit(msg, SKYPROF_STAT_MISSED, st->missed, SKYPROF_STAT_PAD))
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_MISSED, st->missed, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_OFFCPU_SHORT, st->offcpu_short,
+			      SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_OFFCPU_FULL, st->offcpu_full, SKYPROF_STAT_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -440,7 +467,7 @@ static int skyprof_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 	ret = skyprof_get_id(info, &id);
 	if (ret)
 		return ret;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + nr_cpu_ids * 160, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + nr_cpu_ids * 200, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &skyprof_genl_family, 0, SKYPROF_CMD_GET_STATS);
@@ -455,6 +482,14 @@ static int skyprof_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	ret = nla_put_u32(msg, SKYPROF_A_SESSION_ID, id);
+	if (!ret && s->cfg.mode == SKYPROF_MODE_OFFCPU) {
+		struct skyprof_offcpu_stats ost;
+
+		skyprof_offcpu_read_stats(s, &ost);
+		ret = nla_put_u32(msg, SKYPROF_A_OFFCPU_ENTRIES, ost.entries) ||
+		      nla_put_u32(msg, SKYPROF_A_OFFCPU_USED, ost.used) ||
+		      nla_put_u64_64bit(msg, SKYPROF_A_OFFCPU_EXITED, ost.exited, SKYPROF_A_PAD);
+	}
 	for_each_possible_cpu(cpu) {
 		if (ret)
 			break;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * skyprof.ko: on-CPU sampling profiler (perf events / hrtimers, kernel and
- * user stacks, per-CPU mmap'ed rings, generic netlink control).
+ * skyprof.ko: sampling profiler (on-CPU: perf events / hrtimers; off-CPU:
+ * sched_switch; kernel and user stacks, per-CPU mmap'ed rings, generic
+ * netlink control).
  *
  * Init order: sessions (workqueue, cpuhp state, netlink notifier), source
  * probing, the device, then the netlink family last (nothing can start a
@@ -23,6 +24,7 @@ static int __init skyprof_init(void)
 	if (ret)
 		return ret;
 	skyprof_perf_init();
+	skyprof_offcpu_init();
 	ret = skyprof_chardev_init();
 	if (ret)
 		goto err_sessions;
@@ -50,6 +52,6 @@ module_init(skyprof_init);
 module_exit(skyprof_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("skyprof on-CPU sampling profiler");
+MODULE_DESCRIPTION("skyprof on-CPU and off-CPU sampling profiler");
 MODULE_VERSION(SKYPROF_VERSION);
 MODULE_ALIAS_GENL_FAMILY(SKYPROF_GENL_NAME);

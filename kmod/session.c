@@ -138,6 +138,7 @@ static void skyprof_session_free(struct skyprof_session *s)
 			kvfree(per_cpu_ptr(s->pcpu, cpu)->scratch);
 		free_percpu(s->pcpu);
 	}
+	skyprof_offcpu_free(s);
 	if (s->rings)
 		skyprof_rings_put(s->rings);
 	bitmap_free(s->wm_cpus);
@@ -186,8 +187,12 @@ static void skyprof_session_destroy(struct skyprof_session *s)
 	u32 id = s->id, reason = s->end_reason;
 
 	WRITE_ONCE(s->running, false);
-	/* Offline callback on every online CPU: cancel timers, release events. */
-	cpuhp_state_remove_instance(skyprof_cpuhp_state, &s->cpuhp_node);
+	if (s->cfg.mode == SKYPROF_MODE_OFFCPU)
+		/* Unregisters the probes and waits for the ones still running. */
+		skyprof_offcpu_stop(s);
+	else
+		/* Offline callback on every online CPU: cancel timers, release events. */
+		cpuhp_state_remove_instance(skyprof_cpuhp_state, &s->cpuhp_node);
 	/*
 	 * A perf handler (NMI or hrtimer hardirq) that fetched its context
 	 * before its event went away is an RCU reader; wait it out before the
@@ -287,9 +292,19 @@ int skyprof_session_start(struct skyprof_config *cfg, u32 portid,
 	INIT_WORK(&s->event_work, skyprof_event_work);
 	INIT_WORK(&s->end_work, skyprof_end_work);
 
-	ret = skyprof_pick_clock(s, extack);
-	if (ret)
-		goto err_free;
+	if (s->cfg.mode == SKYPROF_MODE_OFFCPU) {
+		/* No sampling clock: the scheduler drives the session. */
+		s->clock_used = SKYPROF_CLOCK_AUTO;
+		ret = skyprof_offcpu_alloc(s);
+		if (ret) {
+			NL_SET_ERR_MSG_MOD(extack, "out of memory for the off-CPU table");
+			goto err_free;
+		}
+	} else {
+		ret = skyprof_pick_clock(s, extack);
+		if (ret)
+			goto err_free;
+	}
 	ret = skyprof_filter_setup(s, extack);
 	if (ret)
 		goto err_free;
@@ -337,9 +352,17 @@ int skyprof_session_start(struct skyprof_config *cfg, u32 portid,
 	skyprof_sessions[slot] = s;
 	spin_unlock(&skyprof_sessions_lock);
 
-	ret = cpuhp_state_add_instance(skyprof_cpuhp_state, &s->cpuhp_node);
+	if (s->cfg.mode == SKYPROF_MODE_OFFCPU) {
+		ret = skyprof_offcpu_start(s);
+		if (ret)
+			NL_SET_ERR_MSG_MOD(extack, "could not attach to the scheduler tracepoints");
+	} else {
+		ret = cpuhp_state_add_instance(skyprof_cpuhp_state, &s->cpuhp_node);
+		if (ret)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "could not start the sampling clock on every CPU");
+	}
 	if (ret) {
-		NL_SET_ERR_MSG_MOD(extack, "could not start the sampling clock on every CPU");
 		WRITE_ONCE(s->running, false);
 		skyprof_session_unlink(s);
 		mutex_unlock(&skyprof_sessions_mutex);
@@ -414,6 +437,8 @@ void skyprof_session_read_stats(struct skyprof_session *s, unsigned int cpu,
 	out->filtered = READ_ONCE(st->filtered);
 	out->nested = READ_ONCE(st->nested);
 	out->missed = READ_ONCE(st->missed);
+	out->offcpu_short = READ_ONCE(st->offcpu_short);
+	out->offcpu_full = READ_ONCE(st->offcpu_full);
 }
 
 /* Looks up a session for SKYPROF_IOC_BIND; returns a rings reference. */

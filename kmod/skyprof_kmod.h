@@ -10,6 +10,7 @@
  *   budget.c          per-CPU time budget (throttling)
  *   source_perf.c     perf_event kernel counters (hw cycles, sw cpu-clock)
  *   source_hrtimer.c  per-CPU pinned hard hrtimers
+ *   offcpu.c          off-CPU mode: sched_switch probes, table of blocked tasks
  *   unwind_kernel.c   kernel stacks through the arch unwinder
  *   unwind_user.c     user regs, frame-pointer walk, raw user-stack copy
  *   chardev.c         /dev/skyprof: bind, mmap, poll
@@ -98,6 +99,8 @@ struct skyprof_cpu_stats {
 	u64 filtered;
 	u64 nested;
 	u64 missed;
+	u64 offcpu_short;
+	u64 offcpu_full;
 };
 
 /* Bits of skyprof_pcpu.pending, set by the handler, consumed by irq_work. */
@@ -135,6 +138,7 @@ struct skyprof_config {
 	u32 watermark_pct;
 	u32 budget_pct;
 	u64 offcpu_min_ns;
+	u32 offcpu_entries;
 	u32 *tgids;			/* sorted, unique; owned by the config */
 	u32 nr_tgids;
 	char *cgroup_path;		/* owned by the config */
@@ -155,6 +159,7 @@ struct skyprof_session {
 	u32 end_reason;
 	struct hlist_node cpuhp_node;
 	struct skyprof_pcpu __percpu *pcpu;
+	struct skyprof_offcpu *off;	/* off-CPU mode only */
 	struct skyprof_rings *rings;
 	unsigned long *wm_cpus;		/* CPUs whose watermark event is due */
 	unsigned long *thr_cpus;	/* CPUs whose throttle event is due */
@@ -205,10 +210,31 @@ void skyprof_perf_init(void);
 int skyprof_hrtimer_start_cpu(struct skyprof_pcpu *pc);
 void skyprof_hrtimer_stop_cpu(struct skyprof_pcpu *pc);
 
+/* ---- offcpu.c ---------------------------------------------------------- */
+
+struct skyprof_offcpu;
+
+struct skyprof_offcpu_stats {
+	u32 entries;			/* table slots */
+	u32 used;			/* slots holding a switched-out task */
+	u64 exited;			/* slots freed by the exit of their task */
+};
+
+void skyprof_offcpu_init(void);
+bool skyprof_offcpu_available(void);
+u64 skyprof_offcpu_bytes(void);
+int skyprof_offcpu_alloc(struct skyprof_session *s);
+void skyprof_offcpu_free(struct skyprof_session *s);
+int skyprof_offcpu_start(struct skyprof_session *s);
+void skyprof_offcpu_stop(struct skyprof_session *s);
+void skyprof_offcpu_read_stats(struct skyprof_session *s, struct skyprof_offcpu_stats *out);
+
 /* ---- unwinding --------------------------------------------------------- */
 
 unsigned int skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsigned int max,
 				   u32 *flags, bool *err);
+unsigned int skyprof_unwind_kernel_current(void *first_frame, u64 *ips, unsigned int max,
+					   u32 *flags, bool *err);
 struct pt_regs *skyprof_user_regs(struct pt_regs *regs);
 unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int max,
 				 u32 *flags);

@@ -48,3 +48,34 @@ unsigned int skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsigned int 
 #endif
 	return n;
 }
+
+/*
+ * The kernel stack of current at this point (a sched_switch probe: current
+ * is the task being switched out), innermost first, skipping every frame up
+ * to and including the one at first_frame (the probe's), so ips[0] is in
+ * the probe's caller. Same flags and *err as skyprof_unwind_kernel().
+ */
+unsigned int skyprof_unwind_kernel_current(void *first_frame, u64 *ips, unsigned int max,
+					   u32 *flags, bool *err)
+{
+	unsigned int n = 0;
+#ifdef SKYPROF_X86_UNWINDER
+	struct unwind_state state;
+	unsigned long addr;
+
+	for (unwind_start(&state, current, NULL, first_frame); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		if (n >= max) {
+			*flags |= SKYPROF_SF_KSTACK_TRUNC;
+			break;
+		}
+		ips[n++] = addr;
+	}
+	if (unwind_error(&state))
+		*err = true;
+#endif
+	return n;
+}

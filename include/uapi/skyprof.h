@@ -48,6 +48,10 @@
 #define SKYPROF_MAX_DEPTH_DEFAULT	127
 #define SKYPROF_WATERMARK_PCT_DEFAULT	50
 #define SKYPROF_OFFCPU_MIN_NS_DEFAULT	1000
+/* Off-CPU mode: entries of the per-session table of switched-out tasks. */
+#define SKYPROF_OFFCPU_ENTRIES_MIN	64
+#define SKYPROF_OFFCPU_ENTRIES_MAX	65536
+#define SKYPROF_OFFCPU_ENTRIES_DEFAULT	2048
 
 enum skyprof_cmd {
 	SKYPROF_CMD_UNSPEC,
@@ -63,7 +67,16 @@ enum skyprof_cmd {
 
 enum skyprof_mode {
 	SKYPROF_MODE_ONCPU,	/* periodic samples of the running task */
-	SKYPROF_MODE_OFFCPU,	/* sched_switch: blocked time of target tasks */
+	/*
+	 * sched_switch: when a target task is switched out blocked (not when
+	 * preempted while runnable, unless SKYPROF_F_OFFCPU_PREEMPT), its
+	 * stacks and the time are kept in a per-session table of
+	 * SKYPROF_A_OFFCPU_ENTRIES slots; when it runs again, one sample with
+	 * SKYPROF_SF_OFFCPU and the blocked ns as weight is written to the ring
+	 * of the CPU it runs on (blocks under SKYPROF_A_OFFCPU_MIN_NS are only
+	 * counted). FREQ and CLOCK do not apply; USTACK_BYTES must be 0.
+	 */
+	SKYPROF_MODE_OFFCPU,
 	__SKYPROF_MODE_MAX,
 };
 
@@ -131,6 +144,19 @@ enum skyprof_attr {
 	SKYPROF_A_CPU,			/* u32 */
 	/* GET_INFO reply (added after the first draft: append only) */
 	SKYPROF_A_RING_BYTES,		/* u64: ring memory currently allocated */
+	/*
+	 * Off-CPU mode. OFFCPU_ENTRIES: SESSION_START request (u32, table
+	 * slots, a power of two in SKYPROF_OFFCPU_ENTRIES_MIN..MAX, default
+	 * _DEFAULT) and GET_STATS reply. GET_STATS reply of an off-CPU
+	 * session: OFFCPU_USED (u32, slots holding a switched-out task now),
+	 * OFFCPU_EXITED (u64, slots freed because their task exited).
+	 * GET_INFO reply: OFFCPU_BYTES (u64, off-CPU table memory currently
+	 * allocated, all sessions).
+	 */
+	SKYPROF_A_OFFCPU_ENTRIES,
+	SKYPROF_A_OFFCPU_USED,
+	SKYPROF_A_OFFCPU_EXITED,
+	SKYPROF_A_OFFCPU_BYTES,
 	__SKYPROF_A_MAX,
 };
 
@@ -150,6 +176,8 @@ enum skyprof_stat {
 	SKYPROF_STAT_FILTERED,		/* ticks that hit no target */
 	SKYPROF_STAT_NESTED,		/* ticks dropped: writer already active */
 	SKYPROF_STAT_MISSED,		/* hrtimer clock: periods that expired unserved */
+	SKYPROF_STAT_OFFCPU_SHORT,	/* off-CPU: blocks under OFFCPU_MIN_NS, not written */
+	SKYPROF_STAT_OFFCPU_FULL,	/* off-CPU: switch-outs not tracked, table full */
 	__SKYPROF_STAT_MAX,
 };
 
@@ -242,6 +270,14 @@ struct skyprof_rec_header {
 #define SKYPROF_SF_REGS		(1U << 4)	/* struct skyprof_user_regs follows */
 #define SKYPROF_SF_KTHREAD	(1U << 5)
 #define SKYPROF_SF_OFFCPU	(1U << 6)	/* weight is blocked ns */
+
+/*
+ * An off-CPU sample (SKYPROF_SF_OFFCPU): time_ns is when the task ran again
+ * and cpu the CPU it ran on (the ring's), weight the ns it was off-CPU (the
+ * block began at time_ns - weight); tgid, tid, comm, cgroup_id and both
+ * stacks are the task's as it was switched out, the kernel stack starting
+ * in the scheduler.
+ */
 
 /*
  * One sample. Layout after the fixed part, each 8-byte aligned:

@@ -164,6 +164,76 @@ static __always_inline u64 skyprof_task_cgroup_id(struct task_struct *task)
 #endif
 }
 
+/* ---- scheduler tracepoints ---------------------------------------------- */
+
+/*
+ * The task state a sched_switch probe sees: the tracepoint's prev_state
+ * argument where it has one (5.18+, RHEL 9.1+), else read from the task
+ * (__state from 5.14, state before).
+ */
+static __always_inline unsigned int skyprof_task_state(struct task_struct *t)
+{
+#ifdef SKYPROF_HAVE_TASK_STATE_UNDERSCORE
+	return READ_ONCE(t->__state);
+#else
+	return READ_ONCE(t->state);
+#endif
+}
+
+/*
+ * SKYPROF_SCHED_SWITCH_PROBE(name, fn) defines name, a probe with this
+ * kernel's sched_switch prototype (the compile probes checked it against
+ * check_trace_callback_type_sched_switch), calling
+ *   fn(void *data, bool preempt, struct task_struct *prev,
+ *      struct task_struct *next, unsigned int prev_state, void *frame)
+ * where frame is the probe's own frame address: a kernel unwind that starts
+ * from current skips everything up to it, so the stack begins in its caller
+ * (the scheduler or the tracepoint's iterator).
+ */
+#if defined(SKYPROF_HAVE_SCHED_SWITCH_PREV_STATE)
+#define SKYPROF_SCHED_SWITCH_PROBE(name, fn)						\
+static void name(void *data, bool preempt, struct task_struct *prev,			\
+		 struct task_struct *next, unsigned int prev_state)			\
+{											\
+	fn(data, preempt, prev, next, prev_state, __builtin_frame_address(0));		\
+}
+#define SKYPROF_HAVE_SCHED_SWITCH_PROBE 1
+#elif defined(SKYPROF_HAVE_SCHED_SWITCH_PREEMPT)
+#define SKYPROF_SCHED_SWITCH_PROBE(name, fn)						\
+static void name(void *data, bool preempt, struct task_struct *prev,			\
+		 struct task_struct *next)						\
+{											\
+	fn(data, preempt, prev, next, skyprof_task_state(prev),				\
+	   __builtin_frame_address(0));							\
+}
+#define SKYPROF_HAVE_SCHED_SWITCH_PROBE 1
+#endif
+
+/* SKYPROF_SCHED_EXIT_PROBE(name, fn): fn(void *data, struct task_struct *p). */
+#if defined(SKYPROF_HAVE_SCHED_PROCESS_EXIT)
+#define SKYPROF_SCHED_EXIT_PROBE(name, fn)						\
+static void name(void *data, struct task_struct *p)					\
+{											\
+	fn(data, p);									\
+}
+#define SKYPROF_HAVE_SCHED_EXIT_PROBE 1
+#elif defined(SKYPROF_HAVE_SCHED_PROCESS_EXIT_GROUP_DEAD)
+#define SKYPROF_SCHED_EXIT_PROBE(name, fn)						\
+static void name(void *data, struct task_struct *p, bool group_dead)			\
+{											\
+	fn(data, p);									\
+}
+#define SKYPROF_HAVE_SCHED_EXIT_PROBE 1
+#endif
+
+/* Off-CPU mode needs both probes and tracepoints found by pointer. */
+#if defined(SKYPROF_HAVE_SCHED_SWITCH_PROBE) && defined(SKYPROF_HAVE_SCHED_EXIT_PROBE) && \
+	defined(SKYPROF_HAVE_FOR_EACH_KERNEL_TRACEPOINT) && \
+	defined(SKYPROF_EXPORTED_FOR_EACH_KERNEL_TRACEPOINT) && \
+	defined(SKYPROF_EXPORTED_TRACEPOINT_PROBE_REGISTER)
+#define SKYPROF_OFFCPU 1
+#endif
+
 /* ---- stacks ------------------------------------------------------------- */
 
 #if defined(SKYPROF_HAVE_X86_UNWIND) && defined(SKYPROF_EXPORTED___UNWIND_START)

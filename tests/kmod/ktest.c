@@ -3,7 +3,7 @@
  * skyprof-ktest: the test client of skyprof.ko used by tests/vm/suite/NN-kmod-*.sh.
  *
  *   skyprof-ktest info                        GET_INFO as key=value lines
- *   skyprof-ktest record [options]            start a session, drain its rings
+ *   skyprof-ktest record [options]            start a session (on- or off-CPU), drain its rings
  *   skyprof-ktest badinput                    every malformed request -> -EINVAL
  *   skyprof-ktest perm                        (unprivileged) -EPERM everywhere
  *   skyprof-ktest perm-mmap                   (root) bind, drop privileges, mmap
@@ -54,7 +54,7 @@ static int open_nl(struct ktest_nl *nl)
 
 struct info {
 	uint32_t caps, nr_cpu_ids, active, page_size;
-	uint64_t ring_bytes;
+	uint64_t ring_bytes, offcpu_bytes;
 };
 
 static int get_info(struct ktest_nl *nl, struct info *in, bool print)
@@ -78,6 +78,7 @@ static int get_info(struct ktest_nl *nl, struct info *in, bool print)
 	in->active = nla_get_u32(tb[SKYPROF_A_ACTIVE_SESSIONS]);
 	in->ring_bytes = nla_get_u64(tb[SKYPROF_A_RING_BYTES]);
 	in->page_size = tb[SKYPROF_A_PAGE_SIZE] ? nla_get_u32(tb[SKYPROF_A_PAGE_SIZE]) : 0;
+	in->offcpu_bytes = tb[SKYPROF_A_OFFCPU_BYTES] ? nla_get_u64(tb[SKYPROF_A_OFFCPU_BYTES]) : 0;
 	if (print) {
 		printf("module_version=%s\n", nla_get_string(tb[SKYPROF_A_MODULE_VERSION]));
 		printf("abi_version=%u\n", nla_get_u32(tb[SKYPROF_A_ABI_VERSION]));
@@ -98,6 +99,7 @@ static int get_info(struct ktest_nl *nl, struct info *in, bool print)
 			printf("ring_pages_max=%u\n", nla_get_u32(tb[SKYPROF_A_RING_PAGES_MAX]));
 		printf("page_size=%u\n", in->page_size);
 		printf("ring_bytes=%llu\n", (unsigned long long)in->ring_bytes);
+		printf("offcpu_bytes=%llu\n", (unsigned long long)in->offcpu_bytes);
 	}
 	ktest_reply_free(&rep);
 	return 0;
@@ -122,8 +124,10 @@ static int cmd_info(int argc, char **argv)
 
 struct start_opts {
 	int clock;			/* -1: not sent */
-	uint32_t freq, pages, depth, ustack, flags, budget, watermark;
-	bool has_flags;
+	int mode;			/* -1: not sent */
+	uint32_t freq, pages, depth, ustack, flags, budget, watermark, entries;
+	bool has_flags, has_min;
+	uint64_t offcpu_min;
 	uint32_t tgids[SKYPROF_MAX_TGIDS];
 	int nr_tgids;
 	const char *cgroup;
@@ -138,8 +142,14 @@ static struct nl_msg *start_msg(struct ktest_nl *nl, const struct start_opts *o)
 {
 	struct nl_msg *msg = ktest_nl_msg(nl, SKYPROF_CMD_SESSION_START);
 
+	if (o->mode > 0)
+		nla_put_u32(msg, SKYPROF_A_MODE, o->mode);
 	if (o->clock >= 0)
 		nla_put_u32(msg, SKYPROF_A_CLOCK, o->clock);
+	if (o->has_min)
+		nla_put_u64(msg, SKYPROF_A_OFFCPU_MIN_NS, o->offcpu_min);
+	if (o->entries)
+		nla_put_u32(msg, SKYPROF_A_OFFCPU_ENTRIES, o->entries);
 	if (o->freq)
 		nla_put_u32(msg, SKYPROF_A_FREQ, o->freq);
 	if (o->pages)
@@ -203,7 +213,9 @@ static void usage_record(void)
 		"usage: skyprof-ktest record [-c auto|hw|sw|hrtimer] [-f HZ] [-d SECONDS]\n"
 		"       [-p PAGES] [-D DEPTH] [-u USTACK_BYTES] [-F k,u,kt|none] [-b BUDGET%%]\n"
 		"       [-w WATERMARK%%] [-t TGID[,TGID..]] [-g CGROUP] [-o DUMP]\n"
-		"       [--stall SECONDS] [--hold SECONDS] [--expect-clock NAME]\n");
+		"       [--stall SECONDS] [--hold SECONDS] [--expect-clock NAME]\n"
+		"       [-m on|off] [--offcpu-min NS] [--entries N] [--ready-file PATH]\n"
+		"       [--until-gone PID]   (-F also takes pre: F_OFFCPU_PREEMPT)\n");
 }
 
 static int parse_clock(const char *s)
@@ -232,9 +244,15 @@ static int cmd_record(int argc, char **argv)
 		{ "stall", required_argument, NULL, 'S' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "expect-clock", required_argument, NULL, 'E' },
+		{ "offcpu-min", required_argument, NULL, 'M' },
+		{ "entries", required_argument, NULL, 'N' },
+		{ "ready-file", required_argument, NULL, 'R' },
+		{ "until-gone", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct start_opts o = { .clock = -1 };
+	struct start_opts o = { .clock = -1, .mode = -1 };
+	const char *ready = NULL;
+	int until_gone = 0;
 	struct ktest_cpu_stats sum, per_cpu[KTEST_MAX_CPUS];
 	double duration = 1, stall = 0, hold = 0;
 	const char *dump = NULL;
@@ -247,8 +265,24 @@ static int cmd_record(int argc, char **argv)
 	uint64_t t0, t_end, lost;
 	char *tok, *save;
 
-	while ((c = getopt_long(argc, argv, "c:f:d:p:D:u:F:b:w:t:g:o:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:f:d:p:D:u:F:b:w:t:g:o:m:", lopts, NULL)) != -1) {
 		switch (c) {
+		case 'm':
+			o.mode = !strcmp(optarg, "off") ? SKYPROF_MODE_OFFCPU : SKYPROF_MODE_ONCPU;
+			break;
+		case 'M':
+			o.has_min = true;
+			o.offcpu_min = strtoull(optarg, NULL, 0);
+			break;
+		case 'N':
+			o.entries = strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			ready = optarg;
+			break;
+		case 'G':
+			until_gone = atoi(optarg);
+			break;
 		case 'c':
 			o.clock = parse_clock(optarg);
 			break;
@@ -277,6 +311,8 @@ static int cmd_record(int argc, char **argv)
 					o.flags |= SKYPROF_F_USER_STACK;
 				else if (!strcmp(tok, "kt"))
 					o.flags |= SKYPROF_F_KTHREADS;
+				else if (!strcmp(tok, "pre"))
+					o.flags |= SKYPROF_F_OFFCPU_PREEMPT;
 			}
 			break;
 		case 'b':
@@ -343,6 +379,15 @@ static int cmd_record(int argc, char **argv)
 		}
 	}
 	fflush(stdout);
+	if (ready) {
+		FILE *rf = fopen(ready, "w");
+
+		if (!rf) {
+			perror(ready);
+			return 1;
+		}
+		fclose(rf);
+	}
 	t0 = now_ns();
 	t_end = t0 + (uint64_t)(duration * 1e9);
 	r.win_start_ns = t0;
@@ -361,6 +406,13 @@ static int cmd_record(int argc, char **argv)
 		poll(&pfd, 1, 50);
 		ktest_rings_drain(&r);
 		count_events(&ev, s.id, ev_count);
+		if (until_gone > 0 && kill(until_gone, 0) && errno == ESRCH) {
+			printf("gone=%d after=%.3f\n", until_gone, (now_ns() - t0) / 1e9);
+			/* Let the last switches of its children land. */
+			usleep(200000);
+			ktest_rings_drain(&r);
+			break;
+		}
 	}
 	ret = ktest_get_stats(&nl, s.id, &sum, per_cpu, KTEST_MAX_CPUS);
 	if (ret) {
@@ -431,6 +483,14 @@ static int cmd_record(int argc, char **argv)
 	       (unsigned long long)sum.v[SKYPROF_STAT_FILTERED],
 	       (unsigned long long)sum.v[SKYPROF_STAT_NESTED],
 	       (unsigned long long)sum.v[SKYPROF_STAT_MISSED]);
+	if (sum.has_offcpu)
+		printf("offcpu_entries=%llu offcpu_used=%llu offcpu_exited=%llu offcpu_short=%llu "
+		       "offcpu_full=%llu weight_sum=%llu\n",
+		       (unsigned long long)sum.off_entries, (unsigned long long)sum.off_used,
+		       (unsigned long long)sum.off_exited,
+		       (unsigned long long)sum.v[SKYPROF_STAT_OFFCPU_SHORT],
+		       (unsigned long long)sum.v[SKYPROF_STAT_OFFCPU_FULL],
+		       (unsigned long long)r.weight_sum);
 	for (cpu = 0; cpu < r.nr; cpu++)
 		if (r.ring[cpu].ctl)
 			printf("cpu%d_samples=%llu\n", cpu, (unsigned long long)r.per_cpu[cpu]);
@@ -474,6 +534,13 @@ static const struct bad_case bad_cases[] = {
 	BAD_U32(SKYPROF_A_USTACK_BYTES, 65544, "USTACK_BYTES: 65544"),
 	BAD_U32(SKYPROF_A_USTACK_BYTES, 100, "USTACK_BYTES: not a multiple of 8"),
 	BAD_LEN(SKYPROF_A_OFFCPU_MIN_NS, 4, "OFFCPU_MIN_NS: 4 bytes"),
+	BAD_LEN(SKYPROF_A_OFFCPU_ENTRIES, 8, "OFFCPU_ENTRIES: 8 bytes"),
+	BAD_U32(SKYPROF_A_OFFCPU_ENTRIES, 32, "OFFCPU_ENTRIES: 32"),
+	BAD_U32(SKYPROF_A_OFFCPU_ENTRIES, 131072, "OFFCPU_ENTRIES: 131072"),
+	BAD_U32(SKYPROF_A_OFFCPU_ENTRIES, 100, "OFFCPU_ENTRIES: not a power of two"),
+	{ "USTACK_BYTES in off-CPU mode", SKYPROF_CMD_SESSION_START, SKYPROF_A_USTACK_BYTES,
+	  T_STR, 0, "OFFUS", -EINVAL },
+	BAD_U32(SKYPROF_A_OFFCPU_USED, 1, "reply-only OFFCPU_USED"),
 	BAD_LEN(SKYPROF_A_RING_PAGES, 2, "RING_PAGES: 2 bytes"),
 	BAD_U32(SKYPROF_A_RING_PAGES, 4, "RING_PAGES: 4"),
 	BAD_U32(SKYPROF_A_RING_PAGES, 32768, "RING_PAGES: 32768"),
@@ -555,6 +622,9 @@ static int cmd_badinput(int argc, char **argv)
 		case T_STR:
 			if (!strcmp(b->str, "LONG")) {
 				nla_put_string(msg, b->attr, longpath);
+			} else if (!strcmp(b->str, "OFFUS")) {
+				nla_put_u32(msg, SKYPROF_A_MODE, SKYPROF_MODE_OFFCPU);
+				nla_put_u32(msg, b->attr, 64);
 			} else if (!strcmp(b->str, "BOTH")) {
 				nla_put(msg, SKYPROF_A_TARGET_TGIDS, 4, &one);
 				nla_put_string(msg, b->attr, "/");
@@ -587,7 +657,8 @@ static int cmd_badinput(int argc, char **argv)
 	printf("cases=%zu failed=%u missing_extack=%u active_before=%u active_after=%u "
 	       "ring_bytes_after=%llu\n", sizeof(bad_cases) / sizeof(bad_cases[0]), fails, noext,
 	       before.active, after.active, (unsigned long long)after.ring_bytes);
-	if (after.active != before.active || after.ring_bytes != before.ring_bytes) {
+	if (after.active != before.active || after.ring_bytes != before.ring_bytes ||
+	    after.offcpu_bytes != before.offcpu_bytes) {
 		printf("FAIL: a refused request changed the module's state\n");
 		fails++;
 	}
@@ -705,6 +776,7 @@ static int cmd_cycles(int argc, char **argv)
 {
 	struct start_opts o = { .clock = -1, .freq = 999, .pages = 8 };
 	int n = argc > 1 ? atoi(argv[1]) : 200, i, fails = 0;
+	bool off = argc > 2 && !strcmp(argv[2], "off");
 	struct ktest_nl nl;
 	struct info in;
 	uint64_t t0 = now_ns(), samples = 0;
@@ -717,6 +789,7 @@ static int cmd_cycles(int argc, char **argv)
 		struct session s;
 
 		o.clock = i % 3 == 2 ? SKYPROF_CLOCK_HRTIMER : SKYPROF_CLOCK_AUTO;
+		o.mode = off ? SKYPROF_MODE_OFFCPU : SKYPROF_MODE_ONCPU;
 		if (start_session(&nl, &o, &s, NULL)) {
 			fails++;
 			break;
@@ -744,10 +817,11 @@ static int cmd_cycles(int argc, char **argv)
 	if (get_info(&nl, &in, false))
 		return 1;
 	printf("cycles=%d failures=%d samples_seen=%llu active_after=%u ring_bytes_after=%llu "
-	       "seconds=%.2f\n", i, fails, (unsigned long long)samples, in.active,
-	       (unsigned long long)in.ring_bytes, (now_ns() - t0) / 1e9);
+	       "offcpu_bytes_after=%llu seconds=%.2f\n", i, fails, (unsigned long long)samples,
+	       in.active, (unsigned long long)in.ring_bytes, (unsigned long long)in.offcpu_bytes,
+	       (now_ns() - t0) / 1e9);
 	ktest_nl_close(&nl);
-	return fails || in.active || in.ring_bytes ? 1 : 0;
+	return fails || in.active || in.ring_bytes || in.offcpu_bytes ? 1 : 0;
 }
 
 /* ---- killwait ------------------------------------------------------------ */
@@ -792,7 +866,7 @@ static int cmd_killwait(int argc, char **argv)
 		if (get_info(&nl, &in, false))
 			return 1;
 		polls++;
-		if (!in.active && !in.ring_bytes) {
+		if (!in.active && !in.ring_bytes && !in.offcpu_bytes) {
 			printf("killed=%d active_before=%u ring_bytes_before=%llu gone_ms=%.1f polls=%d\n",
 			       killed, before.active, (unsigned long long)before.ring_bytes, ms, polls);
 			return 0;

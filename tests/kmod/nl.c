@@ -186,6 +186,18 @@ int ktest_get_stats(struct ktest_nl *nl, uint32_t id, struct ktest_cpu_stats *su
 		return -EIO;
 	gh = nlmsg_data(nlmsg_hdr(rep.msg));
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		switch (nla_type(a)) {
+		case SKYPROF_A_OFFCPU_ENTRIES:
+			sum->has_offcpu = true;
+			sum->off_entries = nla_get_u32(a);
+			continue;
+		case SKYPROF_A_OFFCPU_USED:
+			sum->off_used = nla_get_u32(a);
+			continue;
+		case SKYPROF_A_OFFCPU_EXITED:
+			sum->off_exited = nla_get_u64(a);
+			continue;
+		}
 		if (nla_type(a) != SKYPROF_A_CPU_STATS)
 			continue;
 		if (nla_parse_nested(stb, SKYPROF_STAT_MAX, a, NULL))

@@ -43,6 +43,9 @@ void ktest_reply_free(struct ktest_reply *rep);
 /* The nested SKYPROF_A_CPU_STATS of a GET_STATS reply, summed and per CPU. */
 struct ktest_cpu_stats {
 	uint64_t v[SKYPROF_STAT_MAX + 1];
+	/* Session-wide, off-CPU sessions only (in the summed struct). */
+	bool has_offcpu;
+	uint64_t off_entries, off_used, off_exited;
 };
 int ktest_get_stats(struct ktest_nl *nl, uint32_t id, struct ktest_cpu_stats *sum,
 		    struct ktest_cpu_stats *per_cpu, int max_cpus);

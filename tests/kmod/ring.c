@@ -132,7 +132,7 @@ static void ktest_dump_sample(FILE *f, const struct skyprof_sample *s)
 	fprintf(f, " u=");
 	for (i = 0; i < s->nr_user; i++)
 		fprintf(f, "%s%llx", i ? "," : "", (unsigned long long)ips[s->nr_kernel + i]);
-	fprintf(f, " us=%u\n", s->ustack_size);
+	fprintf(f, " us=%u w=%llu\n", s->ustack_size, (unsigned long long)s->weight);
 }
 
 static uint64_t ktest_ring_drain(struct ktest_rings *r, int cpu)
@@ -167,6 +167,7 @@ static uint64_t ktest_ring_drain(struct ktest_rings *r, int cpu)
 			} else {
 				r->samples++;
 				r->per_cpu[cpu]++;
+				r->weight_sum += s->weight;
 				if (r->since_ns && s->time_ns >= r->since_ns)
 					r->recent++;
 				if (s->time_ns >= r->win_start_ns && s->time_ns < r->win_end_ns)

@@ -1,0 +1,13 @@
+/* sched_process_exit probe (struct task_struct *p, bool group_dead): later kernels. */
+#include <linux/sched.h>
+#include <trace/events/sched.h>
+
+static void skyprof_probe_fn(void *data, struct task_struct *p, bool group_dead)
+{
+}
+
+void skyprof_probe(void);
+void skyprof_probe(void)
+{
+	check_trace_callback_type_sched_process_exit(skyprof_probe_fn);
+}

@@ -1,0 +1,14 @@
+/* sched_switch probe (bool preempt, prev, next): 4.4 up to 5.17. */
+#include <linux/sched.h>
+#include <trace/events/sched.h>
+
+static void skyprof_probe_fn(void *data, bool preempt, struct task_struct *prev,
+			     struct task_struct *next)
+{
+}
+
+void skyprof_probe(void);
+void skyprof_probe(void)
+{
+	check_trace_callback_type_sched_switch(skyprof_probe_fn);
+}

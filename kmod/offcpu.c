@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Off-CPU mode: where target tasks wait, weighted by how long.
+ *
+ * Each off-CPU session registers its own probes (data = the session) on two
+ * scheduler tracepoints, found with for_each_kernel_tracepoint():
+ *  - sched_switch: when a target task is switched out blocked (its state is
+ *    not TASK_RUNNING and it was not preempted; with F_OFFCPU_PREEMPT any
+ *    switch-out), a slot of the session's table takes the time, the task's
+ *    identity and its kernel and user stacks; when a task with a slot is
+ *    switched in, one sample (weight = ns off-CPU) goes to the ring of the
+ *    CPU it runs on and the slot is freed;
+ *  - sched_process_exit: frees whatever slot the exiting task still holds
+ *    (none in the normal course: a task only exits running, and its last
+ *    switch-out, TASK_DEAD, is not tracked).
+ *
+ * The sched_switch probe runs inside __schedule() with the runqueue lock
+ * held and interrupts off (compat.md 1.7, 4.4): no locks of any kind, no
+ * allocation, no wakeups (the watermark goes through irq_work as in
+ * sample.c), user memory only through the nofault copy. The table is
+ * preallocated at session start.
+ *
+ * The table: nr slots (a power of two), an owner array of task pointers and
+ * a parallel array of entries. A task's slot is one of the window slots
+ * following hash(task). Switch-out claims the first free one with cmpxchg
+ * (NULL -> task): claims on different CPUs never get the same slot. Lookup
+ * and exit scan the whole window for their task (there are no tombstones;
+ * the window bounds every scan). Only the owning task's own switch-out,
+ * switch-in and exit touch a claimed slot, and the scheduler orders those:
+ * a task switched out on one CPU is switched in on another only after the
+ * first CPU finished switching it out (p->on_cpu, released in
+ * finish_task_switch() and acquired by try_to_wake_up()), so the entry
+ * written at switch-out is visible at switch-in without further barriers.
+ * Freeing a slot is a release store of NULL, after the entry was read, so
+ * the next claimer (cmpxchg: a full barrier) cannot overwrite it early.
+ *
+ * Teardown: both probes are unregistered and tracepoint_synchronize_unregister()
+ * waits for probes still running before the table is freed; slots of tasks
+ * still blocked then just go with it.
+ */
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+
+#include "skyprof_kmod.h"
+
+#ifdef SKYPROF_OFFCPU
+#include <trace/events/sched.h>
+#endif
+
+/* Slots scanned per claim, lookup or exit (at most the table size). */
+#define SKYPROF_OFFCPU_WINDOW	32
+
+/* What a switch-out leaves for the switch-in. */
+struct skyprof_offcpu_entry {
+	u64 t_out;
+	u64 cgroup_id;
+	u32 tgid;
+	u32 tid;
+	u32 flags;			/* SKYPROF_SF_* */
+	u16 nr_kernel;
+	u16 nr_user;
+	char comm[TASK_COMM_LEN];
+	u64 ips[];			/* kernel ips, then user ips */
+};
+
+struct skyprof_offcpu {
+	struct task_struct **owner;	/* nr slots; NULL = free */
+	void *entries;			/* nr * entry_size bytes */
+	u32 nr;
+	u32 bits;			/* log2(nr) */
+	u32 window;
+	u32 entry_size;
+	u64 bytes;			/* both arrays, for SKYPROF_A_OFFCPU_BYTES */
+	atomic_t used;
+	atomic64_t exited;
+	bool switch_on;			/* probes registered */
+	bool exit_on;
+};
+
+/* Off-CPU table memory of every session (GET_INFO SKYPROF_A_OFFCPU_BYTES). */
+static atomic64_t skyprof_offcpu_mem = ATOMIC64_INIT(0);
+
+u64 skyprof_offcpu_bytes(void)
+{
+	return atomic64_read(&skyprof_offcpu_mem);
+}
+
+#ifdef SKYPROF_OFFCPU
+
+static inline struct skyprof_offcpu_entry *skyprof_offcpu_entry(struct skyprof_offcpu *t, u32 k)
+{
+	return t->entries + (size_t)k * t->entry_size;
+}
+
+/* Claims a free slot of task's window; -1 when all are taken. */
+static int skyprof_offcpu_claim(struct skyprof_offcpu *t, struct task_struct *task)
+{
+	u32 h = hash_ptr(task, t->bits), i, k;
+
+	for (i = 0; i < t->window; i++) {
+		k = (h + i) & (t->nr - 1);
+		if (!READ_ONCE(t->owner[k]) && !cmpxchg(&t->owner[k], NULL, task)) {
+			atomic_inc(&t->used);
+			return k;
+		}
+	}
+	return -1;
+}
+
+/* The slot task holds, or -1. */
+static int skyprof_offcpu_find(struct skyprof_offcpu *t, struct task_struct *task)
+{
+	u32 h = hash_ptr(task, t->bits), i, k;
+
+	for (i = 0; i < t->window; i++) {
+		k = (h + i) & (t->nr - 1);
+		if (READ_ONCE(t->owner[k]) == task)
+			return k;
+	}
+	return -1;
+}
+
+/* The entry of slot k has been read: the slot may be claimed again. */
+static void skyprof_offcpu_release(struct skyprof_offcpu *t, u32 k)
+{
+	/* Pairs with the cmpxchg of the next claimer. */
+	smp_store_release(&t->owner[k], NULL);
+	atomic_dec(&t->used);
+}
+
+static struct tracepoint *skyprof_tp_switch;
+static struct tracepoint *skyprof_tp_exit;
+
+static void skyprof_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		skyprof_tp_switch = tp;
+	else if (!strcmp(tp->name, "sched_process_exit"))
+		skyprof_tp_exit = tp;
+}
+
+void skyprof_offcpu_init(void)
+{
+	for_each_kernel_tracepoint(skyprof_find_tracepoint, NULL);
+}
+
+bool skyprof_offcpu_available(void)
+{
+	return skyprof_tp_switch && skyprof_tp_exit;
+}
+
+static __always_inline void skyprof_offcpu_comm(char *dst, const char *comm)
+{
+	unsigned int i;
+
+	/* Byte by byte: the comm may change under us; dst is zeroed. */
+	for (i = 0; i < TASK_COMM_LEN - 1; i++) {
+		char c = READ_ONCE(comm[i]);
+
+		if (!c)
+			break;
+		dst[i] = c;
+	}
+}
+
+/* prev (== current) is switched out blocked: remember where and when. */
+static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev, void *frame)
+{
+	struct skyprof_session *s = pc->s;
+	struct skyprof_offcpu *t = s->off;
+	struct skyprof_offcpu_entry *e;
+	struct pt_regs *uregs = NULL;
+	unsigned int nk = 0, nu = 0;
+	bool kerr = false;
+	int k;
+
+	k = skyprof_offcpu_claim(t, prev);
+	if (k < 0) {
+		pc->st.offcpu_full++;
+		return;
+	}
+	e = skyprof_offcpu_entry(t, k);
+	memset(e, 0, sizeof(*e));
+	e->tgid = prev->tgid;
+	e->tid = prev->pid;
+	e->flags = SKYPROF_SF_OFFCPU | SKYPROF_SF_IN_KERNEL;
+	if (prev->flags & PF_KTHREAD)
+		e->flags |= SKYPROF_SF_KTHREAD;
+	skyprof_offcpu_comm(e->comm, prev->comm);
+	rcu_read_lock();
+	e->cgroup_id = skyprof_task_cgroup_id(prev);
+	rcu_read_unlock();
+	if (s->cfg.flags & SKYPROF_F_KERNEL_STACK)
+		nk = skyprof_unwind_kernel_current(frame, e->ips, s->cfg.max_depth, &e->flags,
+						   &kerr);
+	if (s->cfg.flags & SKYPROF_F_USER_STACK)
+		uregs = skyprof_user_regs(task_pt_regs(prev));
+	if (uregs)
+		nu = skyprof_unwind_user(uregs, e->ips + nk, s->cfg.max_depth, &e->flags);
+	e->nr_kernel = nk;
+	e->nr_user = nu;
+	if (kerr || (e->flags & SKYPROF_SF_USTACK_FAULT))
+		pc->st.unwind_errors++;
+	/* Off-CPU from here: the capture above is our time, not the task's wait. */
+	e->t_out = skyprof_now_ns();
+}
+
+/* next is switched in: if it has a slot, write its sample and free the slot. */
+static void skyprof_offcpu_in(struct skyprof_pcpu *pc, struct task_struct *next, u64 now)
+{
+	struct skyprof_session *s = pc->s;
+	struct skyprof_offcpu *t = s->off;
+	struct skyprof_offcpu_entry *e;
+	struct skyprof_sample *rec;
+	u64 blocked;
+	u32 size;
+	int k;
+
+	k = skyprof_offcpu_find(t, next);
+	if (k < 0)
+		return;
+	e = skyprof_offcpu_entry(t, k);
+	blocked = now > e->t_out ? now - e->t_out : 0;
+	if (blocked < s->cfg.offcpu_min_ns) {
+		pc->st.offcpu_short++;
+		goto out;
+	}
+	size = sizeof(*rec) + sizeof(u64) * (e->nr_kernel + e->nr_user);
+	rec = skyprof_ring_reserve(pc->ring, size);
+	if (!rec) {
+		pc->st.drops++;
+		skyprof_ring_lost(pc->ring);
+		goto out;
+	}
+	/* Every byte of the record is written: no padding holes (sizes are x8). */
+	memset(rec, 0, sizeof(*rec));
+	rec->hdr.size = size;
+	rec->hdr.type = SKYPROF_REC_SAMPLE;
+	rec->hdr.version = SKYPROF_SAMPLE_VERSION;
+	rec->time_ns = now;
+	rec->weight = blocked;
+	rec->cgroup_id = e->cgroup_id;
+	rec->cpu = pc->cpu;
+	rec->tgid = e->tgid;
+	rec->tid = e->tid;
+	rec->flags = e->flags;
+	rec->nr_kernel = e->nr_kernel;
+	rec->nr_user = e->nr_user;
+	memcpy(rec->comm, e->comm, sizeof(rec->comm));
+	memcpy(rec + 1, e->ips, sizeof(u64) * (e->nr_kernel + e->nr_user));
+	pc->st.samples++;
+	if (skyprof_ring_commit(pc->ring, size)) {
+		set_bit(SKYPROF_PEND_WATERMARK, &pc->pending);
+		irq_work_queue(&pc->work);
+	}
+out:
+	skyprof_offcpu_release(t, k);
+}
+
+/* Tracked switch-outs: blocked ones, and preemptions when the session asks. */
+static __always_inline bool skyprof_offcpu_tracked(struct skyprof_session *s, bool preempt,
+						   unsigned int prev_state)
+{
+	if (prev_state & TASK_DEAD)
+		return false;
+	if (s->cfg.flags & SKYPROF_F_OFFCPU_PREEMPT)
+		return true;
+	return !preempt && prev_state != TASK_RUNNING;
+}
+
+static void skyprof_offcpu_switch(void *data, bool preempt, struct task_struct *prev,
+				  struct task_struct *next, unsigned int prev_state, void *frame)
+{
+	struct skyprof_session *s = data;
+	struct skyprof_pcpu *pc;
+	bool in, out;
+	u64 t0, dt;
+
+	if (!READ_ONCE(s->running))
+		return;
+	/* Interrupts are off: this CPU's state is ours until we return. */
+	pc = this_cpu_ptr(s->pcpu);
+	in = skyprof_filter_match(s, next);
+	out = skyprof_offcpu_tracked(s, preempt, prev_state) && skyprof_filter_match(s, prev);
+	if (!in && !out) {
+		pc->st.filtered++;
+		return;
+	}
+	t0 = skyprof_now_ns();
+	if (in)
+		skyprof_offcpu_in(pc, next, t0);
+	if (out) {
+		/* The budget only limits new captures: slots are always freed. */
+		if (skyprof_budget_allow(&pc->budget, t0))
+			skyprof_offcpu_out(pc, prev, frame);
+		else
+			pc->st.throttled++;
+	}
+	dt = skyprof_now_ns() - t0;
+	pc->st.handler_ns += dt;
+	if (dt > pc->st.handler_max_ns)
+		pc->st.handler_max_ns = dt;
+	if (skyprof_budget_charge(&pc->budget, dt)) {
+		set_bit(SKYPROF_PEND_THROTTLED, &pc->pending);
+		irq_work_queue(&pc->work);
+	}
+}
+
+SKYPROF_SCHED_SWITCH_PROBE(skyprof_sched_switch_probe, skyprof_offcpu_switch)
+
+/* Task context of the exiting task (p == current). */
+static void skyprof_offcpu_exit(void *data, struct task_struct *p)
+{
+	struct skyprof_session *s = data;
+	struct skyprof_offcpu *t = s->off;
+	u32 h = hash_ptr(p, t->bits), i, k;
+
+	for (i = 0; i < t->window; i++) {
+		k = (h + i) & (t->nr - 1);
+		if (READ_ONCE(t->owner[k]) == p && cmpxchg(&t->owner[k], p, NULL) == p) {
+			atomic_dec(&t->used);
+			atomic64_inc(&t->exited);
+		}
+	}
+}
+
+SKYPROF_SCHED_EXIT_PROBE(skyprof_sched_exit_probe, skyprof_offcpu_exit)
+
+/* Canaries: a prototype drift breaks the build here, not the kernel at run time. */
+static inline void skyprof_offcpu_check_types(void)
+{
+	check_trace_callback_type_sched_switch(skyprof_sched_switch_probe);
+	check_trace_callback_type_sched_process_exit(skyprof_sched_exit_probe);
+}
+
+/* Process context, skyprof_sessions_mutex held; s->off allocated. */
+int skyprof_offcpu_start(struct skyprof_session *s)
+{
+	struct skyprof_offcpu *t = s->off;
+	int ret;
+
+	skyprof_offcpu_check_types();
+	if (!skyprof_offcpu_available())
+		return -EOPNOTSUPP;
+	ret = tracepoint_probe_register(skyprof_tp_exit, skyprof_sched_exit_probe, s);
+	if (ret)
+		return ret;
+	t->exit_on = true;
+	ret = tracepoint_probe_register(skyprof_tp_switch, skyprof_sched_switch_probe, s);
+	if (ret) {
+		skyprof_offcpu_stop(s);
+		return ret;
+	}
+	t->switch_on = true;
+	return 0;
+}
+
+/* Process context. After it returns no probe of s runs anywhere. */
+void skyprof_offcpu_stop(struct skyprof_session *s)
+{
+	struct skyprof_offcpu *t = s->off;
+
+	if (!t || (!t->switch_on && !t->exit_on))
+		return;
+	if (t->switch_on)
+		tracepoint_probe_unregister(skyprof_tp_switch, skyprof_sched_switch_probe, s);
+	if (t->exit_on)
+		tracepoint_probe_unregister(skyprof_tp_exit, skyprof_sched_exit_probe, s);
+	t->switch_on = false;
+	t->exit_on = false;
+	tracepoint_synchronize_unregister();
+}
+
+#else /* !SKYPROF_OFFCPU */
+
+void skyprof_offcpu_init(void)
+{
+}
+
+bool skyprof_offcpu_available(void)
+{
+	return false;
+}
+
+int skyprof_offcpu_start(struct skyprof_session *s)
+{
+	return -EOPNOTSUPP;
+}
+
+void skyprof_offcpu_stop(struct skyprof_session *s)
+{
+}
+
+#endif /* SKYPROF_OFFCPU */
+
+/* Process context: the table for s->cfg (entries, max_depth). */
+int skyprof_offcpu_alloc(struct skyprof_session *s)
+{
+	struct skyprof_offcpu *t;
+	u32 nr = s->cfg.offcpu_entries;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->nr = nr;
+	t->bits = ilog2(nr);
+	t->window = min_t(u32, nr, SKYPROF_OFFCPU_WINDOW);
+	t->entry_size = sizeof(struct skyprof_offcpu_entry) + 2 * sizeof(u64) * s->cfg.max_depth;
+	atomic_set(&t->used, 0);
+	atomic64_set(&t->exited, 0);
+	t->owner = vzalloc(array_size(nr, sizeof(*t->owner)));
+	t->entries = vmalloc(array_size(nr, t->entry_size));
+	if (!t->owner || !t->entries) {
+		vfree(t->owner);
+		vfree(t->entries);
+		kfree(t);
+		return -ENOMEM;
+	}
+	t->bytes = (u64)nr * (sizeof(*t->owner) + t->entry_size);
+	atomic64_add(t->bytes, &skyprof_offcpu_mem);
+	s->off = t;
+	return 0;
+}
+
+/* After skyprof_offcpu_stop(), or when the probes never ran. */
+void skyprof_offcpu_free(struct skyprof_session *s)
+{
+	struct skyprof_offcpu *t = s->off;
+
+	if (!t)
+		return;
+	vfree(t->owner);
+	vfree(t->entries);
+	atomic64_sub(t->bytes, &skyprof_offcpu_mem);
+	kfree(t);
+	s->off = NULL;
+}
+
+void skyprof_offcpu_read_stats(struct skyprof_session *s, struct skyprof_offcpu_stats *out)
+{
+	struct skyprof_offcpu *t = s->off;
+
+	memset(out, 0, sizeof(*out));
+	if (!t)
+		return;
+	out->entries = t->nr;
+	out->used = atomic_read(&t->used);
+	out->exited = atomic64_read(&t->exited);
+}
