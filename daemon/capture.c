@@ -243,6 +243,13 @@ int capture_session_opts(struct capture *c, const struct record_opts *o)
 	s->max_depth = o->max_depth;
 	s->ustack_bytes = o->ustack_bytes;
 	s->ring_pages = o->ring_pages;
+	s->budget_pct = o->budget_pct;
+	if (o->offcpu) {
+		/* The module keeps frame-pointer stacks per blocked task, no raw copies. */
+		s->ustack_bytes = 0;
+		s->offcpu_min_ns = o->offcpu_min_ns;
+		s->has_offcpu_min = o->offcpu_min_given;
+	}
 	return 0;
 }
 

@@ -35,12 +35,17 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: skyprof record [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d "
 		"SECONDS]\n"
-		"                      [--clock auto|perf|hrtimer] [--offcpu] [--dwarf[=BYTES]]\n"
-		"                      [--no-kernel | --no-user] [-o FILE]... [-- CMD [ARGS...]]\n"
+		"                      [--clock auto|perf|hrtimer] [--offcpu [--offcpu-min=TIME]]\n"
+		"                      [--dwarf[=BYTES]] [--no-kernel | --no-user] [-o FILE]...\n"
+		"                      [-- CMD [ARGS...]]\n"
 		"\n"
 		"Samples stacks (kernel and user) and writes them, symbolized, to each FILE;\n"
 		"the format follows the extension: .pb.gz or .pprof (pprof), .folded (folded\n"
 		"stacks), .svg (flame graph), .json (speedscope). Default: %s.\n"
+		"With --offcpu it records where the targets wait instead: every time a task\n"
+		"blocks (sleep, lock, I/O; not when it is preempted) its stacks are kept until\n"
+		"it runs again; the profile adds up the time off-CPU per stack (folded: ns;\n"
+		"pprof: switches/count and off-cpu/nanoseconds; flame graph: time).\n"
 		"\n"
 		"Targets (one of them, or a command):\n"
 		"  -p, --pid PID[,PID...]  these processes (a thread id means its process);\n"
@@ -61,6 +66,11 @@ static void usage(FILE *f)
 		"                          the sampling clock (auto: cycles, else cpu-clock,\n"
 		"                          else a timer; perf: cycles or cpu-clock)\n"
 		"  --offcpu                record where tasks block, weighted by blocked time\n"
+		"  --offcpu-min TIME       with --offcpu: leave out blocks shorter than TIME\n"
+		"                          (0, 500ns, 1us, 2ms; default 1us)\n"
+		"  --budget PCT            most of a CPU the module may spend capturing (1..100,\n"
+		"                          default %d); beyond it, samples are skipped and "
+		"counted\n"
 		"  --dwarf[=BYTES]         also copy BYTES of user stack per sample (default %d)\n"
 		"                          for DWARF unwinding of code without frame pointers\n"
 		"  --no-kernel, --no-user  leave out the kernel or the user stack\n"
@@ -72,8 +82,8 @@ static void usage(FILE *f)
 		"Ctrl-C ends the run and still writes the files (a second Ctrl-C gives up).\n"
 		"Exit status: 0 written, "
 		"1 failure, 2 bad usage.\n",
-		OPTS_DEFAULT_OUTPUT, SKYPROF_FREQ_MAX, OPTS_DEFAULT_FREQ, OPTS_DEFAULT_DWARF,
-		SKYPROF_MAX_DEPTH);
+		OPTS_DEFAULT_OUTPUT, SKYPROF_FREQ_MAX, OPTS_DEFAULT_FREQ,
+		SKYPROF_BUDGET_PCT_DEFAULT, OPTS_DEFAULT_DWARF, SKYPROF_MAX_DEPTH);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -236,6 +246,7 @@ static void child_cgroup_remove(struct cgroup_transient *t)
 struct run {
 	struct profile *prof;
 	uint64_t samples;
+	uint64_t blocked_ns; /* off-CPU: the weights */
 	int error;
 };
 
@@ -249,6 +260,8 @@ static int on_sample(void *arg, const struct sp_sample *s)
 		return r;
 	}
 	run->samples++;
+	if (s->flags & SKYPROF_SF_OFFCPU)
+		run->blocked_ns += s->weight;
 	return 0;
 }
 
@@ -264,16 +277,17 @@ static void progress(const struct capture *c, const struct record_opts *o, uint6
 		     uint64_t now)
 {
 	double el = (double)(now - c->start_mono_ns) / 1e9;
+	const char *what = o->offcpu ? "blocks" : "samples";
 
 	if (o->duration_ns)
 		fprintf(stderr,
-			"\rskyprof: %.1f s / %.1f s, %" PRIu64 " samples, %" PRIu64 " lost\033[K",
-			el, (double)o->duration_ns / 1e9, samples, ring_lost(c->ring));
+			"\rskyprof: %.1f s / %.1f s, %" PRIu64 " %s, %" PRIu64 " lost\033[K", el,
+			(double)o->duration_ns / 1e9, samples, what, ring_lost(c->ring));
 	else
 		fprintf(stderr,
-			"\rskyprof: %.1f s, %" PRIu64 " samples, %" PRIu64
+			"\rskyprof: %.1f s, %" PRIu64 " %s, %" PRIu64
 			" lost (Ctrl-C to stop)\033[K",
-			el, samples, ring_lost(c->ring));
+			el, samples, what, ring_lost(c->ring));
 }
 
 static const char *why_ended(const struct capture *c, const struct child *ch, bool timeout,
@@ -298,7 +312,7 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 {
 	const struct ring_stats *rs = ring_get_stats(c->ring);
 	uint64_t drops = 0, written = 0, throttled = 0, unwind = 0, missed = 0;
-	uint64_t skipped = 0;
+	uint64_t skipped = 0, off_short = 0, off_full = 0;
 	const struct unwind_dwarf_stats *uw;
 
 	for (size_t i = 0; i < nst; i++) {
@@ -307,13 +321,17 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 		throttled += st[i].throttled;
 		unwind += st[i].unwind_errors;
 		missed += st[i].missed;
+		off_short += st[i].offcpu_short;
+		off_full += st[i].offcpu_full;
 	}
 	if (!nst)
 		drops = ring_lost(c->ring);
-	fprintf(stderr, "skyprof: %s after %.2f s: %" PRIu64 " samples", why,
-		(double)duration_ns / 1e9, run->samples);
-	if (!o->offcpu)
-		fprintf(stderr, " at %u Hz (clock %s)", o->freq,
+	if (o->offcpu)
+		fprintf(stderr, "skyprof: %s after %.2f s: %" PRIu64 " blocks, %.3f s off-CPU", why,
+			(double)duration_ns / 1e9, run->samples, (double)run->blocked_ns / 1e9);
+	else
+		fprintf(stderr, "skyprof: %s after %.2f s: %" PRIu64 " samples at %u Hz (clock %s)",
+			why, (double)duration_ns / 1e9, run->samples, o->freq,
 			control_clock_name(c->sess.clock_used));
 	fprintf(stderr, ", %" PRIu64 " lost", drops);
 	if (throttled)
@@ -322,6 +340,10 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 		fprintf(stderr, ", %" PRIu64 " unwind errors", unwind);
 	if (missed)
 		fprintf(stderr, ", %" PRIu64 " timer periods missed", missed);
+	if (off_short)
+		fprintf(stderr, ", %" PRIu64 " shorter than the minimum", off_short);
+	if (off_full)
+		fprintf(stderr, ", %" PRIu64 " not tracked (module table full)", off_full);
 	fprintf(stderr, "\n");
 	for (size_t i = 0; i < nst; i++) {
 		if (!st[i].samples && !st[i].drops)
@@ -425,9 +447,12 @@ int cmd_record_main(int argc, char **argv)
 		goto out;
 	}
 	/* The id is what `skyprof status ID` takes to show the per-CPU counters. */
-	fprintf(stderr, "skyprof: session %u: %s on %u cpus, clock %s\n", cap.sess.id,
-		o.offcpu ? "off-CPU" : "on-CPU", ring_nr_mapped(cap.ring),
-		control_clock_name(cap.sess.clock_used));
+	if (o.offcpu)
+		fprintf(stderr, "skyprof: session %u: off-CPU on %u cpus (scheduler switches)\n",
+			cap.sess.id, ring_nr_mapped(cap.ring));
+	else
+		fprintf(stderr, "skyprof: session %u: on-CPU on %u cpus, clock %s\n", cap.sess.id,
+			ring_nr_mapped(cap.ring), control_clock_name(cap.sess.clock_used));
 	if (o.cmd && o.target == TARGET_NONE && !o.no_inherit && !cap.cmd_by_cgroup)
 		fprintf(stderr,
 			"skyprof: note: %s; profiling the command's own process, not the "
@@ -507,7 +532,10 @@ int cmd_record_main(int argc, char **argv)
 		fprintf(stderr, "skyprof: the command was killed by signal %d\n",
 			WTERMSIG(ch.status));
 	if (!run.samples)
-		fprintf(stderr, "skyprof: warning: no samples (did the target run on a CPU?)\n");
+		fprintf(stderr, o.offcpu ? "skyprof: warning: no blocks recorded (did the target "
+					   "wait for anything?)\n"
+					 : "skyprof: warning: no samples (did the target run on a "
+					   "CPU?)\n");
 	profile_set_duration(run.prof, duration);
 	rc = write_outputs(run.prof, &o, formats);
 

@@ -81,6 +81,8 @@ static struct nla_policy stat_policy[SKYPROF_STAT_MAX + 1] = {
 	[SKYPROF_STAT_FILTERED] = { .type = NLA_U64 },
 	[SKYPROF_STAT_NESTED] = { .type = NLA_U64 },
 	[SKYPROF_STAT_MISSED] = { .type = NLA_U64 },
+	[SKYPROF_STAT_OFFCPU_SHORT] = { .type = NLA_U64 },
+	[SKYPROF_STAT_OFFCPU_FULL] = { .type = NLA_U64 },
 };
 
 __attribute__((format(printf, 2, 3))) static void set_err(struct control *c, const char *fmt, ...)
@@ -455,7 +457,8 @@ static int build_start(struct nl_msg *msg, const void *arg)
 		return -EMSGSIZE;
 	if (o->ustack_bytes && nla_put_u32(msg, SKYPROF_A_USTACK_BYTES, o->ustack_bytes) < 0)
 		return -EMSGSIZE;
-	if (o->offcpu_min_ns && nla_put_u64(msg, SKYPROF_A_OFFCPU_MIN_NS, o->offcpu_min_ns) < 0)
+	if ((o->offcpu_min_ns || o->has_offcpu_min) &&
+	    nla_put_u64(msg, SKYPROF_A_OFFCPU_MIN_NS, o->offcpu_min_ns) < 0)
 		return -EMSGSIZE;
 	if (o->ring_pages && nla_put_u32(msg, SKYPROF_A_RING_PAGES, o->ring_pages) < 0)
 		return -EMSGSIZE;
@@ -549,6 +552,8 @@ static int parse_one_cpu(struct stats_acc *acc, struct nlattr *nest)
 	st->filtered = get_u64(tb, SKYPROF_STAT_FILTERED);
 	st->nested = get_u64(tb, SKYPROF_STAT_NESTED);
 	st->missed = get_u64(tb, SKYPROF_STAT_MISSED);
+	st->offcpu_short = get_u64(tb, SKYPROF_STAT_OFFCPU_SHORT);
+	st->offcpu_full = get_u64(tb, SKYPROF_STAT_OFFCPU_FULL);
 	return 0;
 }
 

@@ -67,6 +67,7 @@ struct control_session_opts {
 	uint32_t max_depth;
 	uint32_t ustack_bytes;
 	uint64_t offcpu_min_ns;
+	bool has_offcpu_min; /* send offcpu_min_ns even when 0 */
 	uint32_t ring_pages;
 	uint32_t watermark_pct;
 	uint32_t budget_pct;
@@ -90,7 +91,9 @@ struct control_cpu_stats {
 	uint32_t cpu;
 	uint64_t samples, drops, unwind_errors, handler_ns, handler_max_ns;
 	uint64_t throttled, filtered, nested;
-	uint64_t missed; /* hrtimer clock: periods that expired unserved */
+	uint64_t missed;       /* hrtimer clock: periods that expired unserved */
+	uint64_t offcpu_short; /* off-CPU: blocks under the minimum, not recorded */
+	uint64_t offcpu_full;  /* off-CPU: switch-outs not tracked, table full */
 };
 
 /* *out is malloc'ed (free() it), *n entries, one per CPU the module reported. */

@@ -108,6 +108,44 @@ int opts_parse_duration(const char *s, uint64_t *ns)
 	return -EINVAL;
 }
 
+int opts_parse_block_time(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = {
+		{ "ns", 1 },
+		{ "us", 1e3 },
+		{ "ms", 1e6 },
+		{ "s", 1e9 },
+	};
+	double v;
+	char *end;
+
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	if (!*end && v == 0) {
+		*ns = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double t;
+
+		if (strcmp(end, units[i].suffix) != 0)
+			continue;
+		t = v * units[i].scale;
+		if (t > 3600e9)
+			return -EINVAL;
+		*ns = (uint64_t)(t + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int opts_parse_clock(const char *s, enum opts_clock *out)
 {
 	static const struct {
@@ -137,6 +175,8 @@ enum {
 	OPT_RING_PAGES,
 	OPT_MAX_DEPTH,
 	OPT_NO_INHERIT,
+	OPT_OFFCPU_MIN,
+	OPT_BUDGET,
 };
 
 static const struct option record_long[] = {
@@ -148,6 +188,8 @@ static const struct option record_long[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
+	{ "offcpu-min", required_argument, NULL, OPT_OFFCPU_MIN },
+	{ "budget", required_argument, NULL, OPT_BUDGET },
 	{ "dwarf", optional_argument, NULL, OPT_DWARF },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
 	{ "no-user", no_argument, NULL, OPT_NO_USER },
@@ -250,6 +292,20 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 	case OPT_OFFCPU:
 		o->offcpu = true;
 		return OPTS_OK;
+	case OPT_OFFCPU_MIN:
+		if (opts_parse_block_time(optarg, &o->offcpu_min_ns))
+			return fail(
+				err, len,
+				"--offcpu-min: '%s' is not a block time (0, or e.g. 500ns, 1us, "
+				"2ms; at most 1 h)",
+				optarg);
+		o->offcpu_min_given = true;
+		return OPTS_OK;
+	case OPT_BUDGET:
+		if (opts_parse_u32(optarg, 1, 100, &o->budget_pct))
+			return fail(err, len, "--budget: '%s' is not a percentage in 1..100",
+				    optarg);
+		return OPTS_OK;
 	case OPT_DWARF:
 		o->ustack_bytes = OPTS_DEFAULT_DWARF;
 		if (optarg && (opts_parse_u32(optarg, 8, SKYPROF_USTACK_MAX, &o->ustack_bytes) ||
@@ -299,6 +355,12 @@ static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, 
 		return fail(err, len, "--no-kernel and --no-user together leave nothing to record");
 	if (o->offcpu && o->freq_given)
 		return fail(err, len, "-F has no meaning with --offcpu (it records every block)");
+	if (o->offcpu_min_given && !o->offcpu)
+		return fail(err, len, "--offcpu-min needs --offcpu");
+	if (o->offcpu && o->ustack_bytes)
+		return fail(err, len,
+			    "--dwarf does not combine with --offcpu (stacks are kept per blocked "
+			    "task; frame pointers only)");
 	if (which == OPTS_TOP) {
 		if (o->cmd)
 			return fail(err, len, "top takes no command; use `skyprof record -- CMD`");

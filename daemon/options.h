@@ -50,6 +50,9 @@ struct record_opts {
 	uint64_t duration_ns; /* 0: until Ctrl-C / the command or targets exit */
 	enum opts_clock clock;
 	bool offcpu;
+	uint64_t offcpu_min_ns; /* --offcpu-min */
+	bool offcpu_min_given;
+	uint32_t budget_pct;   /* --budget; 0: module default */
 	uint32_t ustack_bytes; /* --dwarf; 0 off */
 	bool no_kernel, no_user;
 	uint32_t ring_pages; /* 0: module default */
@@ -80,6 +83,8 @@ enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct r
 int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max);
 /* "5", "2.5", "5s", "500ms", "2m", "1h" -> ns; must be > 0. */
 int opts_parse_duration(const char *s, uint64_t *ns);
+/* A block time: "0", or a number with ns, us, ms or s ("1us", "0.5ms"); at most 1 h. */
+int opts_parse_block_time(const char *s, uint64_t *ns);
 /* A decimal integer in [min, max], nothing after it. */
 int opts_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 int opts_parse_clock(const char *s, enum opts_clock *out);

@@ -5,7 +5,7 @@
  * 4.4): x is population with siblings sorted alphabetically, y is depth with
  * the root at the bottom, 1200 px wide, 16 px frames, Verdana 12 px, frames
  * narrower than 0.1 px left out. Every frame is a <g> with a <title>
- * tooltip "func (N samples, P%)" (ns off-CPU), a <rect> and a truncated
+ * tooltip "func (N samples, P%)" (off-CPU: "func (1.25 ms, P%)"), a <rect> and a truncated
  * <text>; the script (output_svg_script.c) adds zoom and search.
  *
  * Colours: user frames a warm palette, kernel frames a blue one, process
@@ -315,6 +315,25 @@ static void put_count(FILE *f, uint64_t v)
 	fputs(out, f);
 }
 
+/* Off-CPU values are ns: shown as time with three significant digits. */
+static void put_time(FILE *f, uint64_t ns)
+{
+	static const struct {
+		double scale;
+		const char *unit;
+	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" } };
+	double v;
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if ((double)ns < units[i].scale)
+			continue;
+		v = (double)ns / units[i].scale;
+		fprintf(f, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[i].unit);
+		return;
+	}
+	fprintf(f, "%" PRIu64 " ns", ns);
+}
+
 static uint32_t name_hash(const char *s)
 {
 	return (uint32_t)strtab_hash(s, strlen(s));
@@ -390,7 +409,7 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#bg)\"/>\n", WIDTH,
 		height);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", WIDTH / 2);
-	put_xml(f, off ? "Off-CPU Flame Graph" : "Flame Graph", 64);
+	put_xml(f, off ? "Off-CPU Flame Graph (time blocked)" : "Flame Graph", 64);
 	if (title && *title) {
 		fputs(": ", f);
 		put_xml(f, title, 200);
@@ -423,8 +442,13 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 			n->offset, n->value, n->depth);
 		put_xml(f, name, SIZE_MAX);
 		fputs(" (", f);
-		put_count(f, n->value);
-		fprintf(f, " %s, %.2f%%)</title>", unit,
+		if (off) {
+			put_time(f, n->value);
+		} else {
+			put_count(f, n->value);
+			fprintf(f, " %s", unit);
+		}
+		fprintf(f, ", %.2f%%)</title>",
 			t.n[0].value ? 100.0 * (double)n->value / (double)t.n[0].value : 0.0);
 		fprintf(f,
 			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "

@@ -143,12 +143,14 @@ def main():
         if abs(back - before) > 0.5:
             failures.append(f"reset zoom: width {back}, was {before}")
 
-        # Hover: the details line names the frame with samples or ns.
+        # Hover: the details line names the frame with samples, or with a time
+        # off-CPU (the unit is ns: shown as ns, us, ms or s).
         leaf = f"Array.from(document.querySelectorAll('g.f')).find(g => g.getAttribute('data-n') == {json.dumps(search)})"
         p.js(f"{leaf}.dispatchEvent(new MouseEvent('mouseover'))")
         details = p.js("document.getElementById('details').textContent")
         unit = p.js("document.documentElement.getAttribute('data-unit')")
-        if not re.match(r"^Function: %s \([\d,]+ %s, [\d.]+%%\)$" % (re.escape(search), unit), details):
+        value = r"[\d.]+ (ns|us|ms|s)" if unit == "ns" else r"[\d,]+ %s" % unit
+        if not re.match(r"^Function: %s \(%s, [\d.]+%%\)$" % (re.escape(search), value), details):
             failures.append(f"hover details: {details!r} (unit {unit})")
 
         for e in p.events:

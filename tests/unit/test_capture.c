@@ -102,7 +102,18 @@ static void capabilities(void **state)
 	assert_int_equal(capture_session_opts(&c, &o), 0);
 	assert_int_equal(c.sopts.mode, SKYPROF_MODE_OFFCPU);
 	assert_int_equal(c.sopts.freq, 0);
-	assert_int_equal(c.sopts.ustack_bytes, 4096);
+	/* Off-CPU sessions keep frame-pointer stacks only: no raw copy asked. */
+	assert_int_equal(c.sopts.ustack_bytes, 0);
+	assert_false(c.sopts.has_offcpu_min);
+	o.offcpu_min_ns = 0;
+	o.offcpu_min_given = true;
+	o.budget_pct = 100;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_true(c.sopts.has_offcpu_min);
+	assert_int_equal(c.sopts.offcpu_min_ns, 0);
+	assert_int_equal(c.sopts.budget_pct, 100);
+	o.offcpu_min_given = false;
+	o.budget_pct = 0;
 
 	/* A module that reports no capabilities is not second-guessed. */
 	module(0);

@@ -161,6 +161,51 @@ static void clocks_and_modes(void **state)
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--no-kernel", "--no-user"), OPTS_ERROR);
 }
 
+static void offcpu_options(void **state)
+{
+	uint64_t ns;
+
+	(void)state;
+	assert_int_equal(opts_parse_block_time("0", &ns), 0);
+	assert_int_equal(ns, 0);
+	assert_int_equal(opts_parse_block_time("1us", &ns), 0);
+	assert_int_equal(ns, 1000);
+	assert_int_equal(opts_parse_block_time("2.5ms", &ns), 0);
+	assert_int_equal(ns, 2500000);
+	assert_int_equal(opts_parse_block_time("750ns", &ns), 0);
+	assert_int_equal(ns, 750);
+	assert_int_equal(opts_parse_block_time("1s", &ns), 0);
+	assert_int_equal(ns, 1000000000);
+	/* A bare number other than 0 has no unit; an hour is the most. */
+	assert_int_equal(opts_parse_block_time("5", &ns), -EINVAL);
+	assert_int_equal(opts_parse_block_time("2h", &ns), -EINVAL);
+	assert_int_equal(opts_parse_block_time("3601s", &ns), -EINVAL);
+	assert_int_equal(opts_parse_block_time("-1us", &ns), -EINVAL);
+	assert_int_equal(opts_parse_block_time("1 us", &ns), -EINVAL);
+	assert_int_equal(opts_parse_block_time("", &ns), -EINVAL);
+
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu", "--offcpu-min=100us"), OPTS_OK);
+	assert_true(o.offcpu_min_given);
+	assert_int_equal(o.offcpu_min_ns, 100000);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu", "--offcpu-min", "0"), OPTS_OK);
+	assert_true(o.offcpu_min_given);
+	assert_int_equal(o.offcpu_min_ns, 0);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu"), OPTS_OK);
+	assert_false(o.offcpu_min_given);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu-min=1us"), OPTS_ERROR);
+	assert_non_null(strstr(err, "--offcpu"));
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu", "--offcpu-min=1"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu", "--dwarf"), OPTS_ERROR);
+	assert_non_null(strstr(err, "--dwarf"));
+
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--budget=100"), OPTS_OK);
+	assert_int_equal(o.budget_pct, 100);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--budget", "0"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--budget", "101"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a"), OPTS_OK);
+	assert_int_equal(o.budget_pct, 0);
+}
+
 static void dwarf_sizes(void **state)
 {
 	(void)state;
@@ -244,6 +289,7 @@ int main(void)
 		cmocka_unit_test(targets_exclude_each_other),
 		cmocka_unit_test(frequency_and_duration),
 		cmocka_unit_test(clocks_and_modes),
+		cmocka_unit_test(offcpu_options),
 		cmocka_unit_test(dwarf_sizes),
 		cmocka_unit_test(outputs_and_ring),
 		cmocka_unit_test(no_inherit),

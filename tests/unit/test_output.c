@@ -17,8 +17,12 @@
 
 #include <cmocka.h>
 
+#include <skyprof.h>
+#include <zlib.h>
+
 #include "output.h"
 #include "pprof_read.h"
+#include "profile.pb-c.h"
 #include "profile.h"
 #include "view.h"
 #include "view_fixture.h"
@@ -186,6 +190,102 @@ static void test_profile_to_folded(void **state)
 	profile_free(p);
 }
 
+/* A whole gzip file into memory; *len its size. */
+static uint8_t *gunzip_file(const char *path, size_t *len)
+{
+	gzFile g = gzopen(path, "rb");
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *buf = malloc(cap);
+	int r;
+
+	assert_non_null(g);
+	assert_non_null(buf);
+	while ((r = gzread(g, buf + n, (unsigned)(cap - n))) > 0) {
+		n += (size_t)r;
+		if (n == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	assert_int_equal(r, 0);
+	gzclose(g);
+	*len = n;
+	return buf;
+}
+
+/*
+ * Off-CPU records as the ring hands them on (SF_OFFCPU, weight = blocked
+ * ns) aggregate per stack into a switch count and a total time: the folded
+ * line carries the ns, pprof the two values switches/count and
+ * off-cpu/nanoseconds, and both add up to the records.
+ */
+static void test_offcpu_records(void **state)
+{
+	struct profile_meta meta = { .kind = PROFILE_OFFCPU };
+	struct profile *p = profile_new(&meta, NULL);
+	uint64_t sleep_u[2] = { 0x1000, 0x2000 }, lock_u[2] = { 0x3000, 0x2000 };
+	uint64_t kern[1] = { 0xffffffff81000010ULL };
+	static const uint64_t w[] = { 10000000, 12000000, 9000000, 500, 700 };
+	Perftools__Profiles__Profile *pb;
+	uint64_t sleep_ns = 0, lock_ns = 0, ns = 0, count = 0;
+	struct sp_sample s = { 0 };
+	const char *const *st;
+	uint8_t *raw;
+	size_t len;
+	bool found;
+
+	(void)state;
+	strcpy(s.comm, "app");
+	s.tgid = 9;
+	s.flags = SKYPROF_SF_OFFCPU | SKYPROF_SF_IN_KERNEL;
+	s.nr_kernel = 1;
+	s.kernel_ips = kern;
+	s.nr_user = 2;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		bool sleeper = i < 3;
+
+		s.tid = 9 + (uint32_t)(i % 2);
+		s.user_ips = sleeper ? sleep_u : lock_u;
+		s.weight = w[i];
+		*(sleeper ? &sleep_ns : &lock_ns) += w[i];
+		assert_int_equal(profile_add(p, &s), 0);
+	}
+	assert_int_equal(profile_total_value(p), sleep_ns + lock_ns);
+	profile_set_duration(p, 1000000000ULL);
+	assert_int_equal(output_write(p, tmp("offrec.folded"), OUTPUT_FOLDED), 0);
+	assert_int_equal(output_write(p, tmp("offrec.pb.gz"), OUTPUT_PPROF), 0);
+	profile_free(p);
+
+	/* Folded: ns per stack, the two threads of one stack on one line. */
+	assert_int_equal(folded_total(tmp("offrec.folded"),
+				      "app;0x1fff;0x1000;0xffffffff81000010_[k] 31000000", &found),
+			 sleep_ns + lock_ns);
+	assert_true(found);
+	folded_total(tmp("offrec.folded"), "app;0x1fff;0x3000;0xffffffff81000010_[k] 1200", &found);
+	assert_true(found);
+
+	/* pprof: [switches/count, off-cpu/nanoseconds] per sample. */
+	raw = gunzip_file(tmp("offrec.pb.gz"), &len);
+	pb = perftools__profiles__profile__unpack(NULL, len, raw);
+	assert_non_null(pb);
+	st = (const char *const *)pb->string_table;
+	assert_int_equal(pb->n_sample_type, 2);
+	assert_string_equal(st[pb->sample_type[0]->type], "switches");
+	assert_string_equal(st[pb->sample_type[0]->unit], "count");
+	assert_string_equal(st[pb->sample_type[1]->type], "off-cpu");
+	assert_string_equal(st[pb->sample_type[1]->unit], "nanoseconds");
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		assert_int_equal(pb->sample[i]->n_value, 2);
+		count += (uint64_t)pb->sample[i]->value[0];
+		ns += (uint64_t)pb->sample[i]->value[1];
+	}
+	assert_int_equal(count, sizeof(w) / sizeof(w[0]));
+	assert_int_equal(ns, sleep_ns + lock_ns);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(raw);
+}
+
 static void test_pprof_roundtrip(void **state)
 {
 	struct view *v = NULL;
@@ -345,7 +445,9 @@ static void test_svg_wellformed(void **state)
 		"root = ET.parse(sys.argv[1]).getroot()\n"
 		"fr = root.findall(\".//s:g[@class=\\\"f\\\"]\", ns)\n"
 		"t = {g.get(\"data-n\"): g.find(\"s:title\", ns).text for g in fr}\n"
-		"assert t[\"spin_leaf\"] == \"spin_leaf (90,000 ns, 85.71%)\", t\n";
+		"assert t[\"spin_leaf\"] == \"spin_leaf (90.0 us, 85.71%)\", t\n"
+		"assert \" samples\" not in open(sys.argv[1]).read()\n"
+		"assert root.get(\"data-unit\") == \"ns\"\n";
 
 	(void)state;
 	write_fixture(PROFILE_ONCPU, tmp("p.svg"));
@@ -485,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_folded_runtime_root),
 		cmocka_unit_test(test_profile_to_folded),
+		cmocka_unit_test(test_offcpu_records),
 		cmocka_unit_test(test_pprof_roundtrip),
 		cmocka_unit_test(test_pprof_go_tool),
 		cmocka_unit_test(test_json),

@@ -18,7 +18,7 @@ WORKLOAD_BIN    += $(BUILD)/workloads/fp_chain
 .PHONY: workloads
 workloads: $(WORKLOAD_BIN)
 
-$(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/build.mk
+$(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/build.mk $(wildcard tests/workloads/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
 	nm -S --defined-only $@ >$@.syms
