@@ -173,7 +173,8 @@ static __always_inline void skyprof_offcpu_comm(char *dst, const char *comm)
 }
 
 /* prev (== current) is switched out blocked: remember where and when. */
-static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev, void *frame)
+static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev, void *frame,
+			       u64 now)
 {
 	struct skyprof_session *s = pc->s;
 	struct skyprof_offcpu *t = s->off;
@@ -190,6 +191,11 @@ static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev
 	}
 	e = skyprof_offcpu_entry(t, k);
 	memset(e, 0, sizeof(*e));
+	/*
+	 * Off-CPU from the switch on, as the task sees it: the capture below
+	 * is part of being switched out.
+	 */
+	e->t_out = now;
 	e->tgid = prev->tgid;
 	e->tid = prev->pid;
 	e->flags = SKYPROF_SF_OFFCPU | SKYPROF_SF_IN_KERNEL;
@@ -210,8 +216,6 @@ static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev
 	e->nr_user = nu;
 	if (kerr || (e->flags & SKYPROF_SF_USTACK_FAULT))
 		pc->st.unwind_errors++;
-	/* Off-CPU from here: the capture above is our time, not the task's wait. */
-	e->t_out = skyprof_now_ns();
 }
 
 /* next is switched in: if it has a slot, write its sample and free the slot. */
@@ -301,7 +305,7 @@ static void skyprof_offcpu_switch(void *data, bool preempt, struct task_struct *
 	if (out) {
 		/* The budget only limits new captures: slots are always freed. */
 		if (skyprof_budget_allow(&pc->budget, t0))
-			skyprof_offcpu_out(pc, prev, frame);
+			skyprof_offcpu_out(pc, prev, frame, t0);
 		else
 			pc->st.throttled++;
 	}
