@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* for_each_kernel_tracepoint + tracepoint_probe_register by struct tracepoint (3.15+). */
 #include <linux/tracepoint.h>
 

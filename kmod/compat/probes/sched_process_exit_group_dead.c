@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* sched_process_exit probe (struct task_struct *p, bool group_dead): later kernels. */
 #include <linux/sched.h>
 #include <trace/events/sched.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* sched_switch probe (bool preempt, prev, next): 4.4 up to 5.17. */
 #include <linux/sched.h>
 #include <trace/events/sched.h>

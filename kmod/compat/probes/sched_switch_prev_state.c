@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* sched_switch probe (bool preempt, prev, next, unsigned int prev_state): 5.18+, RHEL 9.1+. */
 #include <linux/sched.h>
 #include <trace/events/sched.h>

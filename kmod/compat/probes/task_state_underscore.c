@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* task_struct::__state (5.14+; before: ::state). */
 #include <linux/sched.h>
 
