@@ -1,0 +1,62 @@
+# issue 6 acceptance: a pipe-read workload attributes its blocked time to the
+# right user frames (reader -> read_loop -> read_leaf) over pipe_read, and the
+# time adds up to what the workload measured around its reads; at the same
+# time an on-CPU session on the same process sees its computing thread
+# (on-CPU and off-CPU sessions for one process at once).
+# --budget: see 34-offcpu-futex (captures are slow under TCG).
+set -u
+. "$(dirname "$0")/offcpu-lib.bash"
+need "$WL/pipe_read"
+need_offcpu
+cd "$OUT"
+
+# A reader blocked on a pipe that gets a byte every 3 ms of the writer's CPU.
+"$SKYPROF" record --offcpu --budget 50 -o pipe.folded -- "$WL/pipe_read" 4 3000 \
+	>pipe.out 2>pipe.err </dev/null &
+off=$!
+wl=
+for _ in $(seq 100); do
+	wl=$(pgrep -f "^$WL/pipe_read " | head -1)
+	[ -n "$wl" ] && break
+	sleep 0.05
+done
+[ -n "$wl" ] || { fail "pipe_read did not start"; wait $off; finish; }
+"$SKYPROF" record -p "$wl" -F 199 -d 2 -o on.folded 2>on.err &
+on=$!
+sleep 1
+"$SKYPROF" status >status.txt 2>&1
+wait $on || fail "on-CPU record exited $?"
+wait $off || fail "off-CPU record exited $?"
+cat pipe.out
+grep ' blocks, ' pipe.err | sed 's/^/    /'
+grep -q 'sessions: *2 of' status.txt && ok "two sessions ran at once" ||
+	fail "status during both: $(grep sessions status.txt)"
+
+say "off-CPU:"
+top_stacks pipe.folded 3
+blocked=$(kv read_blocked_ns pipe.out)
+reader=$(folded_sum pipe.folded ';reader;')
+reads=$(folded_sum pipe.folded ';reader;read_loop;read_leaf;')
+# Kernel frames end in _[k]; the regex avoids brackets (awk -v eats backslashes).
+kreads=$(folded_sum pipe.folded ';reader;read_loop;read_leaf;.*;pipe_read_.*;(__)?schedule_')
+share=$(ratio "$reads" "$reader")
+say "reader off-CPU $reader ns, in read_leaf $reads ns ($share), measured $blocked ns"
+within "$share" 0.9 1 && ok "${share} of the reader's blocked time in read_loop;read_leaf" ||
+	fail "only $share of the reader's blocked time in read_loop;read_leaf"
+within "$(ratio "$kreads" "$reads")" 0.99 1.01 && ok "its kernel frames are pipe_read" ||
+	fail "pipe_read is under $(ratio "$kreads" "$reads") of it"
+r=$(ratio "$reads" "$blocked")
+# The workload's clock also runs while the thread, woken, is preempted before
+# its call returns: runnable, not blocked, so not off-CPU here (without
+# F_OFFCPU_PREEMPT). How much that is depends on the CPU contention.
+within "$r" 0.7 1.02 && ok "$r of the read time the workload measured" ||
+	fail "attributed $reads ns vs measured $blocked ns (ratio $r outside 0.7..1.02)"
+
+say "on-CPU (same process, same time):"
+top_stacks on.folded 3 samples
+ontot=$(awk '{n += $NF} END {print n + 0}' on.folded)
+oncomp=$(folded_sum on.folded ';main;write_loop;compute')
+r1=$(ratio "$oncomp" "$ontot")
+[ "$ontot" -ge 50 ] && within "$r1" 0.7 1 && ok "on-CPU: $r1 of $ontot samples in compute" ||
+	fail "on-CPU: $r1 of $ontot samples in compute"
+finish
