@@ -57,6 +57,9 @@ top_stacks on.folded 3 samples
 ontot=$(awk '{n += $NF} END {print n + 0}' on.folded)
 oncomp=$(folded_sum on.folded ';main;write_loop;compute')
 r1=$(ratio "$oncomp" "$ontot")
-[ "$ontot" -ge 50 ] && within "$r1" 0.7 1 && ok "on-CPU: $r1 of $ontot samples in compute" ||
+# The reader shows too, mostly where interrupts come back on after a switch
+# (finish_task_switch): the scheduler's and the off-CPU probe's time, which
+# is long under TCG.
+[ "$ontot" -ge 50 ] && within "$r1" 0.5 1 && ok "on-CPU: $r1 of $ontot samples in compute" ||
 	fail "on-CPU: $r1 of $ontot samples in compute"
 finish
