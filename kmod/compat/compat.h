@@ -197,6 +197,7 @@ static void name(void *data, bool preempt, struct task_struct *prev,			\
 {											\
 	fn(data, preempt, prev, next, prev_state, __builtin_frame_address(0));		\
 }
+
 #define SKYPROF_HAVE_SCHED_SWITCH_PROBE 1
 #elif defined(SKYPROF_HAVE_SCHED_SWITCH_PREEMPT)
 #define SKYPROF_SCHED_SWITCH_PROBE(name, fn)						\
@@ -206,6 +207,7 @@ static void name(void *data, bool preempt, struct task_struct *prev,			\
 	fn(data, preempt, prev, next, skyprof_task_state(prev),				\
 	   __builtin_frame_address(0));							\
 }
+
 #define SKYPROF_HAVE_SCHED_SWITCH_PROBE 1
 #endif
 
@@ -216,6 +218,7 @@ static void name(void *data, struct task_struct *p)					\
 {											\
 	fn(data, p);									\
 }
+
 #define SKYPROF_HAVE_SCHED_EXIT_PROBE 1
 #elif defined(SKYPROF_HAVE_SCHED_PROCESS_EXIT_GROUP_DEAD)
 #define SKYPROF_SCHED_EXIT_PROBE(name, fn)						\
@@ -223,6 +226,7 @@ static void name(void *data, struct task_struct *p, bool group_dead)			\
 {											\
 	fn(data, p);									\
 }
+
 #define SKYPROF_HAVE_SCHED_EXIT_PROBE 1
 #endif
 
