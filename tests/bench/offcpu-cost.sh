@@ -1,7 +1,8 @@
 #!/bin/bash
 # offcpu-cost.sh: what the off-CPU probe costs per context switch.
 #
-#   tests/bench/offcpu-cost.sh [--kernel K] [--seconds S] [--runs N]   (host: boots a guest)
+#   tests/bench/offcpu-cost.sh [--kernel K] [--seconds S] [--runs N]   (host: boots a guest
+#                                                                      of the bench rootfs)
 #   tests/bench/offcpu-cost.sh --in-guest [--seconds S] [--runs N]     (inside a guest)
 #
 # A context-switch storm (build/workloads/pingpong: two threads bouncing a
@@ -38,7 +39,8 @@ if [ $in_guest = 0 ]; then
 	# Host: one guest of the kernel asked for, this script inside it.
 	vmslot=/work/notes/vmslot
 	[ -x "$vmslot" ] || vmslot=
-	exec $vmslot "$top/tests/vm/run" --kernel "$kernel" --timeout 1200 -- \
+	# The bench rootfs variant has bpftrace.
+	exec $vmslot "$top/tests/vm/run" --kernel "$kernel" --rootfs bench --timeout 1200 -- \
 		/opt/skyprof/tests/bench/offcpu-cost.sh --in-guest --seconds "$seconds" --runs "$runs"
 fi
 
