@@ -3,8 +3,10 @@
 # clone(CLONE_VM|...) processes, every 500th a fork(), see the spawner) leave no
 # state behind: the session's table is empty once they are gone, nothing
 # filled it up, and after the session the module holds no table or ring
-# memory (GET_INFO) and vmalloc is back where it was. Also: off-CPU sessions
-# started and stopped in a row leave nothing either.
+# memory (GET_INFO) and vmalloc is back where it was. Also: a task that
+# exits holding a slot (it left the target cgroup while blocked) has it
+# freed by the exit probe, and off-CPU sessions started and stopped in a row
+# leave nothing either.
 set -u
 . "$(dirname "$0")/offcpu-lib.bash"
 need "$WL/spawner"
@@ -48,6 +50,24 @@ kids=$(awk -v sp="$sp" '$1 == "S" && $3 != sp {n++} END {print n + 0}' spawn.dum
 	fail "only $kids blocks of child processes recorded"
 [ "$(kv bad_records rec.txt)" = 0 ] && [ "$(kv padding_errors rec.txt)" = 0 ] ||
 	fail "malformed records"
+
+# A task that leaves the target cgroup while blocked is not a target when it
+# runs again, so its slot stays until it exits: the exit probe frees it.
+mkdir -p $cg/skyprof-offcpu-b
+rm -f ready
+( echo $BASHPID >$cg/skyprof-offcpu/cgroup.procs &&
+	while [ ! -e ready ]; do sleep 0.05; done && exec sleep 1.5 ) &
+mover=$!
+( while [ ! -e ready ]; do sleep 0.05; done; sleep 0.7
+	echo "$mover" >$cg/skyprof-offcpu-b/cgroup.procs ) &
+"$KTEST" record -m off -g /skyprof-offcpu -d 30 --ready-file ready --until-gone "$mover" \
+	>moved.txt 2>&1 || fail "session: $(tail -2 moved.txt)"
+wait
+grep offcpu_ moved.txt | sed 's/^/    /'
+[ "$(kv offcpu_used moved.txt)" = 0 ] && [ "$(kv offcpu_exited moved.txt)" -ge 1 ] &&
+	ok "the slot of a task that left the cgroup while blocked was freed at its exit" ||
+	fail "moved task: used=$(kv offcpu_used moved.txt) exited=$(kv offcpu_exited moved.txt)"
+rmdir $cg/skyprof-offcpu-b 2>/dev/null
 
 "$KTEST" cycles 10 off >cycles.txt || fail "off-CPU start/stop cycles: $(cat cycles.txt)"
 sed 's/^/    /' cycles.txt
