@@ -13,7 +13,7 @@ need_offcpu
 cd "$OUT"
 
 # 3 threads on one lock, 2 ms of CPU under it: two of them mostly wait.
-"$SKYPROF" record --offcpu --budget 50 -o futex.folded -- "$WL/futex_contend" 3 3 2000 \
+"$SKYPROF" record --offcpu --budget 50 -o futex.folded -- "$WL/futex_contend" 2 3 2000 \
 	>futex.out 2>futex.err </dev/null || fail "record exited $?"
 cat futex.out
 grep ' blocks, ' futex.err | sed 's/^/    /'

@@ -11,7 +11,7 @@ need_offcpu
 cd "$OUT"
 
 # A reader blocked on a pipe that gets a byte every 3 ms of the writer's CPU.
-"$SKYPROF" record --offcpu --budget 50 -o pipe.folded -- "$WL/pipe_read" 4 3000 \
+"$SKYPROF" record --offcpu --budget 50 -o pipe.folded -- "$WL/pipe_read" 3 3000 \
 	>pipe.out 2>pipe.err </dev/null &
 off=$!
 wl=
@@ -21,9 +21,9 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 [ -n "$wl" ] || { fail "pipe_read did not start"; wait $off; finish; }
-"$SKYPROF" record -p "$wl" -F 199 -d 2 -o on.folded 2>on.err &
+"$SKYPROF" record -p "$wl" -F 199 -d 1.5 -o on.folded 2>on.err &
 on=$!
-sleep 1
+sleep 0.8
 "$SKYPROF" status >status.txt 2>&1
 wait $on || fail "on-CPU record exited $?"
 wait $off || fail "off-CPU record exited $?"

@@ -89,6 +89,19 @@ say "VmallocUsed $vm0 -> $vm1 kB, Slab $slab0 -> $slab1 kB"
 	fail "vmalloc grew by $((vm1 - vm0)) kB"
 [ $((slab1 - slab0)) -lt 4096 ] && ok "slab within 4 MiB of its baseline ($((slab1 - slab0)) kB)" ||
 	fail "slab grew by $((slab1 - slab0)) kB"
+# Unload with an off-CPU session running (its probes on the scheduler): the
+# owner hears SESSION_ENDED(UNLOAD), nothing splats, the module loads again.
+"$KTEST" record -m off -d 1 --hold 20 >hold.txt 2>&1 &
+owner=$!
+for _ in $(seq 100); do grep -q '^holding' hold.txt && break; sleep 0.1; done
+if rmmod skyprof 2>rmmod.txt; then
+	wait $owner && ok "rmmod with a live off-CPU session: $(grep event= hold.txt)" ||
+		fail "owner: $(tail -2 hold.txt)"
+	insmod "$SKYPROF_KO" || fail "insmod after rmmod"
+else
+	fail "rmmod refused with a live off-CPU session: $(cat rmmod.txt)"
+	kill $owner
+fi
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo scan >/sys/kernel/debug/kmemleak
 	leaks=$(grep -c unreferenced /sys/kernel/debug/kmemleak)
