@@ -53,7 +53,17 @@
 #include "skyprof_kmod.h"
 
 #ifdef SKYPROF_OFFCPU
+#include <linux/mm_types.h>	/* before the sched events: 6.12 needs struct folio */
 #include <trace/events/sched.h>
+#endif
+
+/*
+ * Every kernel with tracepoints should get here with SKYPROF_OFFCPU: say so
+ * when a compile probe failed instead of quietly building without the mode
+ * (the matrix build treats warnings as errors).
+ */
+#if !defined(SKYPROF_OFFCPU) && defined(CONFIG_TRACEPOINTS)
+#warning "skyprof: no off-CPU mode: a sched tracepoint probe failed (kmod/compat/.probes/)"
 #endif
 
 /* Slots scanned per claim, lookup or exit (at most the table size). */

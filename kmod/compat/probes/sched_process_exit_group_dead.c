@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sched_process_exit probe (struct task_struct *p, bool group_dead): later kernels. */
+#include <linux/mm_types.h>	/* 6.12 sched.h events need struct folio */
 #include <linux/sched.h>
 #include <trace/events/sched.h>
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sched_switch probe (bool preempt, prev, next, unsigned int prev_state): 5.18+, RHEL 9.1+. */
+#include <linux/mm_types.h>	/* 6.12 sched.h events need struct folio */
 #include <linux/sched.h>
 #include <trace/events/sched.h>
 
