@@ -43,6 +43,7 @@ err_sessions:
 static void __exit skyprof_exit(void)
 {
 	skyprof_sessions_end_all();
+	skyprof_offcpu_exit();
 	skyprof_genl_exit();
 	skyprof_chardev_exit();
 	skyprof_sessions_exit();

@@ -2,8 +2,8 @@
 /*
  * Off-CPU mode: where target tasks wait, weighted by how long.
  *
- * Each off-CPU session registers its own probes (data = the session) on two
- * scheduler tracepoints, found with for_each_kernel_tracepoint():
+ * One pair of probes serves every off-CPU session, on two scheduler
+ * tracepoints found with for_each_kernel_tracepoint():
  *  - sched_switch: when a target task is switched out blocked (its state is
  *    not TASK_RUNNING and it was not preempted; with F_OFFCPU_PREEMPT any
  *    switch-out), a slot of the session's table takes the time, the task's
@@ -34,9 +34,19 @@
  * Freeing a slot is a release store of NULL, after the entry was read, so
  * the next claimer (cmpxchg: a full barrier) cannot overwrite it early.
  *
- * Teardown: both probes are unregistered and tracepoint_synchronize_unregister()
- * waits for probes still running before the table is freed; slots of tasks
- * still blocked then just go with it.
+ * Sessions: the probes walk an RCU-published array of the running off-CPU
+ * sessions (they run with preemption off: sched-RCU readers). A session
+ * leaves the array at its end, and tracepoint_synchronize_unregister()
+ * waits for every probe that may still see it before its table is freed;
+ * slots of tasks still blocked then just go with it.
+ *
+ * Registration: the probes are registered when the first off-CPU session
+ * starts and stay registered until no off-CPU session has run for
+ * SKYPROF_OFFCPU_LINGER, or the module unloads. Every registration and
+ * unregistration patches the scheduler's text (the tracepoint's static key
+ * and static call); session start/stop cycles should not: under QEMU TCG,
+ * 6.12 executed a stale int3 of such a patch in __schedule during rapid
+ * session cycling (genl fuzz), an oops.
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -49,6 +59,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "skyprof_kmod.h"
 
@@ -92,8 +103,6 @@ struct skyprof_offcpu {
 	u64 bytes;			/* both arrays, for SKYPROF_A_OFFCPU_BYTES */
 	atomic_t used;
 	atomic64_t exited;
-	bool switch_on;			/* probes registered */
-	bool exit_on;
 };
 
 /* Off-CPU table memory of every session (GET_INFO SKYPROF_A_OFFCPU_BYTES). */
@@ -149,6 +158,19 @@ static void skyprof_offcpu_release(struct skyprof_offcpu *t, u32 k)
 
 static struct tracepoint *skyprof_tp_switch;
 static struct tracepoint *skyprof_tp_exit;
+
+/* How long the probes stay registered after the last off-CPU session. */
+#define SKYPROF_OFFCPU_LINGER	(10 * HZ)
+
+/*
+ * The running off-CPU sessions. Written under skyprof_sessions_mutex,
+ * read by the probes (sched-RCU: preemption is off in every probe).
+ */
+static struct skyprof_session __rcu *skyprof_offcpu_sessions[SKYPROF_MAX_SESSIONS];
+static int skyprof_offcpu_nr;			/* READ_ONCE in the probes */
+static bool skyprof_offcpu_registered;		/* skyprof_sessions_mutex */
+static void skyprof_offcpu_linger_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(skyprof_offcpu_linger, skyprof_offcpu_linger_work);
 
 static void skyprof_find_tracepoint(struct tracepoint *tp, void *priv)
 {
@@ -291,10 +313,10 @@ static __always_inline bool skyprof_offcpu_tracked(struct skyprof_session *s, bo
 	return !preempt && prev_state != TASK_RUNNING;
 }
 
-static void skyprof_offcpu_switch(void *data, bool preempt, struct task_struct *prev,
-				  struct task_struct *next, unsigned int prev_state, void *frame)
+static __always_inline void
+skyprof_offcpu_session_switch(struct skyprof_session *s, bool preempt, struct task_struct *prev,
+			      struct task_struct *next, unsigned int prev_state, void *frame)
 {
-	struct skyprof_session *s = data;
 	struct skyprof_pcpu *pc;
 	bool in, out;
 	u64 t0, dt;
@@ -329,25 +351,94 @@ static void skyprof_offcpu_switch(void *data, bool preempt, struct task_struct *
 	}
 }
 
+static __always_inline void skyprof_offcpu_switch(void *data, bool preempt,
+						  struct task_struct *prev,
+						  struct task_struct *next,
+						  unsigned int prev_state, void *frame)
+{
+	struct skyprof_session *s;
+	unsigned int i;
+
+	if (!READ_ONCE(skyprof_offcpu_nr))
+		return;
+	for (i = 0; i < SKYPROF_MAX_SESSIONS; i++) {
+		s = rcu_dereference_sched(skyprof_offcpu_sessions[i]);
+		if (s)
+			skyprof_offcpu_session_switch(s, preempt, prev, next, prev_state, frame);
+	}
+}
+
 SKYPROF_SCHED_SWITCH_PROBE(skyprof_sched_switch_probe, skyprof_offcpu_switch)
 
-/* Task context of the exiting task (p == current). */
-static void skyprof_offcpu_exit(void *data, struct task_struct *p)
+/* Task context of the exiting task (p == current), preemption off. */
+static void skyprof_offcpu_task_exit(void *data, struct task_struct *p)
 {
-	struct skyprof_session *s = data;
-	struct skyprof_offcpu *t = s->off;
-	u32 h = hash_ptr(p, t->bits), i, k;
+	struct skyprof_session *s;
+	struct skyprof_offcpu *t;
+	unsigned int j;
+	u32 h, i, k;
 
-	for (i = 0; i < t->window; i++) {
-		k = (h + i) & (t->nr - 1);
-		if (READ_ONCE(t->owner[k]) == p && cmpxchg(&t->owner[k], p, NULL) == p) {
-			atomic_dec(&t->used);
-			atomic64_inc(&t->exited);
+	if (!READ_ONCE(skyprof_offcpu_nr))
+		return;
+	for (j = 0; j < SKYPROF_MAX_SESSIONS; j++) {
+		s = rcu_dereference_sched(skyprof_offcpu_sessions[j]);
+		if (!s)
+			continue;
+		t = s->off;
+		h = hash_ptr(p, t->bits);
+		for (i = 0; i < t->window; i++) {
+			k = (h + i) & (t->nr - 1);
+			if (READ_ONCE(t->owner[k]) == p && cmpxchg(&t->owner[k], p, NULL) == p) {
+				atomic_dec(&t->used);
+				atomic64_inc(&t->exited);
+			}
 		}
 	}
 }
 
-SKYPROF_SCHED_EXIT_PROBE(skyprof_sched_exit_probe, skyprof_offcpu_exit)
+SKYPROF_SCHED_EXIT_PROBE(skyprof_sched_exit_probe, skyprof_offcpu_task_exit)
+
+/* skyprof_sessions_mutex held. */
+static int skyprof_offcpu_register(void)
+{
+	int ret;
+
+	lockdep_assert_held(&skyprof_sessions_mutex);
+	if (skyprof_offcpu_registered)
+		return 0;
+	ret = tracepoint_probe_register(skyprof_tp_exit, skyprof_sched_exit_probe, NULL);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register(skyprof_tp_switch, skyprof_sched_switch_probe, NULL);
+	if (ret) {
+		tracepoint_probe_unregister(skyprof_tp_exit, skyprof_sched_exit_probe, NULL);
+		tracepoint_synchronize_unregister();
+		return ret;
+	}
+	skyprof_offcpu_registered = true;
+	return 0;
+}
+
+/* skyprof_sessions_mutex held; no off-CPU session left. */
+static void skyprof_offcpu_unregister(void)
+{
+	lockdep_assert_held(&skyprof_sessions_mutex);
+	if (!skyprof_offcpu_registered)
+		return;
+	tracepoint_probe_unregister(skyprof_tp_switch, skyprof_sched_switch_probe, NULL);
+	tracepoint_probe_unregister(skyprof_tp_exit, skyprof_sched_exit_probe, NULL);
+	skyprof_offcpu_registered = false;
+	/* No probe of this module runs anywhere after this. */
+	tracepoint_synchronize_unregister();
+}
+
+static void skyprof_offcpu_linger_work(struct work_struct *work)
+{
+	mutex_lock(&skyprof_sessions_mutex);
+	if (!skyprof_offcpu_nr)
+		skyprof_offcpu_unregister();
+	mutex_unlock(&skyprof_sessions_mutex);
+}
 
 /* Canaries: a prototype drift breaks the build here, not the kernel at run time. */
 static inline void skyprof_offcpu_check_types(void)
@@ -359,39 +450,62 @@ static inline void skyprof_offcpu_check_types(void)
 /* Process context, skyprof_sessions_mutex held; s->off allocated. */
 int skyprof_offcpu_start(struct skyprof_session *s)
 {
-	struct skyprof_offcpu *t = s->off;
+	unsigned int i;
 	int ret;
 
 	skyprof_offcpu_check_types();
 	if (!skyprof_offcpu_available())
 		return -EOPNOTSUPP;
-	ret = tracepoint_probe_register(skyprof_tp_exit, skyprof_sched_exit_probe, s);
+	lockdep_assert_held(&skyprof_sessions_mutex);
+	ret = skyprof_offcpu_register();
 	if (ret)
 		return ret;
-	t->exit_on = true;
-	ret = tracepoint_probe_register(skyprof_tp_switch, skyprof_sched_switch_probe, s);
-	if (ret) {
-		skyprof_offcpu_stop(s);
-		return ret;
+	for (i = 0; i < SKYPROF_MAX_SESSIONS; i++) {
+		if (!rcu_access_pointer(skyprof_offcpu_sessions[i])) {
+			/* The session and its table before the pointer: pairs with
+			 * rcu_dereference_sched() in the probes.
+			 */
+			rcu_assign_pointer(skyprof_offcpu_sessions[i], s);
+			WRITE_ONCE(skyprof_offcpu_nr, skyprof_offcpu_nr + 1);
+			return 0;
+		}
 	}
-	t->switch_on = true;
-	return 0;
+	/* Cannot happen: at most SKYPROF_MAX_SESSIONS sessions exist. */
+	return -EBUSY;
 }
 
-/* Process context. After it returns no probe of s runs anywhere. */
+/*
+ * Process context, skyprof_sessions_mutex held. After it returns no probe
+ * looks at s anywhere.
+ */
 void skyprof_offcpu_stop(struct skyprof_session *s)
 {
-	struct skyprof_offcpu *t = s->off;
+	bool found = false;
+	unsigned int i;
 
-	if (!t || (!t->switch_on && !t->exit_on))
+	lockdep_assert_held(&skyprof_sessions_mutex);
+	for (i = 0; i < SKYPROF_MAX_SESSIONS; i++) {
+		if (rcu_access_pointer(skyprof_offcpu_sessions[i]) == s) {
+			RCU_INIT_POINTER(skyprof_offcpu_sessions[i], NULL);
+			WRITE_ONCE(skyprof_offcpu_nr, skyprof_offcpu_nr - 1);
+			found = true;
+		}
+	}
+	if (!found)
 		return;
-	if (t->switch_on)
-		tracepoint_probe_unregister(skyprof_tp_switch, skyprof_sched_switch_probe, s);
-	if (t->exit_on)
-		tracepoint_probe_unregister(skyprof_tp_exit, skyprof_sched_exit_probe, s);
-	t->switch_on = false;
-	t->exit_on = false;
+	/* Probes that fetched s before it left the array are done after this. */
 	tracepoint_synchronize_unregister();
+	if (!skyprof_offcpu_nr)
+		schedule_delayed_work(&skyprof_offcpu_linger, SKYPROF_OFFCPU_LINGER);
+}
+
+/* Module unload, after every session ended. */
+void skyprof_offcpu_exit(void)
+{
+	cancel_delayed_work_sync(&skyprof_offcpu_linger);
+	mutex_lock(&skyprof_sessions_mutex);
+	skyprof_offcpu_unregister();
+	mutex_unlock(&skyprof_sessions_mutex);
 }
 
 #else /* !SKYPROF_OFFCPU */
@@ -411,6 +525,10 @@ int skyprof_offcpu_start(struct skyprof_session *s)
 }
 
 void skyprof_offcpu_stop(struct skyprof_session *s)
+{
+}
+
+void skyprof_offcpu_exit(void)
 {
 }
 

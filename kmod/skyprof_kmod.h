@@ -227,6 +227,7 @@ int skyprof_offcpu_alloc(struct skyprof_session *s);
 void skyprof_offcpu_free(struct skyprof_session *s);
 int skyprof_offcpu_start(struct skyprof_session *s);
 void skyprof_offcpu_stop(struct skyprof_session *s);
+void skyprof_offcpu_exit(void);
 void skyprof_offcpu_read_stats(struct skyprof_session *s, struct skyprof_offcpu_stats *out);
 
 /* ---- unwinding --------------------------------------------------------- */
