@@ -34,6 +34,7 @@ include daemon/build.mk
 -include tests/kmod/build.mk
 -include tests/workloads/build.mk
 -include tests/fuzz/build.mk
+-include tests/bench/build.mk
 
 KERNELS ?= $(shell awk '!/^\#/ && NF >= 4 {print $$1}' tests/vm/kernels)
 
