@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pipe_read [SECONDS] [GAP_US]: a reader thread blocks in read() on a pipe
- * (reader -> read_loop -> read_leaf, the syscall issued from read_leaf)
- * while the main thread computes for GAP_US microseconds (default 3000)
- * between one-byte writes, for SECONDS (default 4). Prints
+ * pipe_read [SECONDS] [GAP_US] [GO_FILE]: a reader thread blocks in read()
+ * on a pipe (reader -> read_loop -> read_leaf, the syscall issued from
+ * read_leaf) while the main thread computes for GAP_US microseconds
+ * (default 3000) between one-byte writes, for SECONDS (default 4). With
+ * GO_FILE it first waits (up to 60 s) for that file to exist. Prints
  *   reads=N read_blocked_ns=T
  * where read_blocked_ns is the time the reads took, measured around them.
  * Same build rules as spin.
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,8 +80,11 @@ int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 4;
 	long gap_us = argc > 2 ? atol(argv[2]) : 3000;
+	struct stat st;
 	pthread_t th;
 
+	for (int i = 0; argc > 3 && stat(argv[3], &st) && i < 6000; i++)
+		usleep(10000);
 	if (pipe(fds) || pthread_create(&th, NULL, reader, NULL)) {
 		perror("pipe_read");
 		return 1;

@@ -11,28 +11,31 @@ need_offcpu
 cd "$OUT"
 
 # A reader blocked on a pipe that gets a byte every 3 ms of the writer's CPU.
-"$SKYPROF" record --offcpu --budget 50 -o pipe.folded -- "$WL/pipe_read" 3 3000 \
+# It starts working when both sessions run (go file), so the on-CPU one
+# covers its whole run, and the off-CPU one sees every read it measures.
+rm -f go
+"$SKYPROF" record --offcpu --budget 50 -o pipe.folded -- "$WL/pipe_read" 3 3000 "$OUT/go" \
 	>pipe.out 2>pipe.err </dev/null &
 off=$!
 wl=
-for _ in $(seq 100); do
+for _ in $(seq 200); do
 	wl=$(pgrep -f "^$WL/pipe_read " | head -1)
 	[ -n "$wl" ] && break
 	sleep 0.05
 done
-[ -n "$wl" ] || { fail "pipe_read did not start"; wait $off; finish; }
-"$SKYPROF" record -p "$wl" -F 199 -d 1.5 -o on.folded 2>on.err &
+[ -n "$wl" ] || { fail "pipe_read did not start"; touch go; wait $off; finish; }
+"$SKYPROF" record -p "$wl" -F 199 -o on.folded 2>on.err &
 on=$!
-# Both sessions at once, as status sees them (the on-CPU one needs a moment
-# to start under a loaded TCG guest).
 both=0
-while kill -0 $on 2>/dev/null; do
+for _ in $(seq 300); do
 	"$SKYPROF" status >status.txt 2>&1
 	grep -q 'sessions: *2 of' status.txt && { both=1; break; }
 	sleep 0.1
 done
-wait $on || fail "on-CPU record exited $?"
+touch go
+# The on-CPU record ends when its target exits (-p).
 wait $off || fail "off-CPU record exited $?"
+wait $on || fail "on-CPU record exited $?"
 cat pipe.out
 grep ' blocks, ' pipe.err | sed 's/^/    /'
 [ $both = 1 ] && ok "two sessions ran at once: $(grep sessions status.txt)" ||
