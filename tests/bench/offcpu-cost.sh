@@ -5,6 +5,10 @@
 #                                                                      of the bench rootfs)
 #   tests/bench/offcpu-cost.sh --in-guest [--seconds S] [--runs N]     (inside a guest)
 #
+# Without --kernel or --in-guest it measures right here when the skyprof
+# module is loaded (a guest, or tests/bench/guest.sh's phase), else it boots
+# a 6.1 guest. $SKYPROF names the program (default build/skyprof).
+#
 # A context-switch storm (build/workloads/pingpong: two threads bouncing a
 # byte over two pipes, both pinned to CPU 0, so every hand-over is one switch)
 # runs S seconds (default 5) alone, under a system-wide `skyprof record
@@ -24,10 +28,10 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-kernel=6.1 seconds=5 runs=3 in_guest=0
+kernel=6.1 seconds=5 runs=3 in_guest=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel) kernel=$2; shift 2 ;;
+	--kernel) kernel=$2; in_guest=0; shift 2 ;;
 	--seconds) seconds=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--in-guest) in_guest=1; shift ;;
@@ -35,6 +39,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+if [ -z "$in_guest" ]; then
+	if [ -d /sys/module/skyprof ]; then in_guest=1; else in_guest=0; fi
+fi
 if [ $in_guest = 0 ]; then
 	# Host: one guest of the kernel asked for, this script inside it.
 	vmslot=/work/notes/vmslot
@@ -45,7 +52,7 @@ if [ $in_guest = 0 ]; then
 fi
 
 root=${SKYPROF_ROOT:-$top}
-skyprof=$root/build/skyprof
+skyprof=${SKYPROF:-$root/build/skyprof}
 storm=$root/build/workloads/pingpong
 work=$(mktemp -d /tmp/offcpu-cost.XXXXXX)
 trap 'rm -rf "$work"' EXIT
