@@ -52,6 +52,7 @@ struct call {
 	bool rst_by_peer;     /* the server sent the RST_STREAM (else we did) */
 	char status_note[64]; /* a grpc-status we could not read */
 	size_t data_recv;     /* DATA payload bytes received */
+	uint32_t rst_ours;    /* an error RST_STREAM nghttp2 started to send */
 };
 
 struct grpc_conn {
@@ -505,6 +506,24 @@ static int frame_send_cb(nghttp2_session *s, const nghttp2_frame *f, void *u)
 	return 0;
 }
 
+/*
+ * nghttp2 resets a stream itself when the server breaks its rules on it (a
+ * window overrun: FLOW_CONTROL_ERROR). Noted before the frame goes out:
+ * a server that keeps sending may have closed the connection before the
+ * reset is written, and the log should still say what the server did.
+ */
+static int before_frame_send_cb(nghttp2_session *s, const nghttp2_frame *f, void *u)
+{
+	struct call *call = call_of(u, f->hd.stream_id);
+
+	(void)s;
+	if (call && f->hd.type == NGHTTP2_RST_STREAM &&
+	    f->rst_stream.error_code != NGHTTP2_NO_ERROR &&
+	    f->rst_stream.error_code != NGHTTP2_CANCEL)
+		call->rst_ours = f->rst_stream.error_code;
+	return 0;
+}
+
 static int data_chunk_cb(nghttp2_session *s, uint8_t flags, int32_t stream_id, const uint8_t *data,
 			 size_t len, void *u)
 {
@@ -685,6 +704,7 @@ int grpc_conn_connect(struct grpc_conn *c, char *err, size_t errlen)
 	nghttp2_session_callbacks_set_on_header_callback(cbs, header_cb);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, frame_recv_cb);
 	nghttp2_session_callbacks_set_on_frame_send_callback(cbs, frame_send_cb);
+	nghttp2_session_callbacks_set_before_frame_send_callback(cbs, before_frame_send_cb);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, data_chunk_cb);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cbs, stream_close_cb);
 	nghttp2_session_callbacks_set_error_callback2(cbs, error_cb);
@@ -905,8 +925,14 @@ int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs
 		char why[200];
 
 		broken_why(c, r, why, sizeof(why));
-		snprintf(res->message, sizeof(res->message), "connection to %.60s lost: %.170s",
-			 c->authority, why);
+		if (call.rst_ours)
+			snprintf(res->message, sizeof(res->message),
+				 "stream reset by us (%s), then the connection to %.60s was lost: "
+				 "%.120s",
+				 nghttp2_http2_strerror(call.rst_ours), c->authority, why);
+		else
+			snprintf(res->message, sizeof(res->message),
+				 "connection to %.60s lost: %.170s", c->authority, why);
 		grpc_conn_close(c);
 		goto out;
 	}
