@@ -8,7 +8,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 export SKYPROF_CACHE ?= /var/cache/skyprof-test
 
-.PHONY: all help kmod kmod-one kmod-matrix guest-payload daemon deps check unit demo bench \
+.PHONY: all help kmod kmod-one kmod-matrix guest-payload daemon deps check check-debug unit demo bench \
 	install dkms-install clean checkpatch
 
 all: daemon
@@ -21,6 +21,7 @@ help:
 	@echo "make daemon     build $(BUILD)/skyprof"
 	@echo "make deps       install build and test dependencies (apt-get, idempotent)"
 	@echo "make check      everything: unit tests, module per kernel, guest suites"
+	@echo "make check-debug   the guest suite + full stress + kmemleak on the 6.1-debug kernel (KASAN, lockdep, ...)"
 	@echo "make checkpatch the kernel's checkpatch.pl --strict over kmod/ and include/uapi/"
 	@echo "make demo       boot a guest, load the module, profile a workload"
 	@echo "make bench      benchmarks against perf and bpftrace (not part of check)"
@@ -92,6 +93,9 @@ unit: $(UNIT_BIN)
 
 check: deps
 	@tests/check
+
+check-debug: deps guest-payload
+	@tests/vm/check-debug
 
 demo: deps
 	@tests/demo
