@@ -9,8 +9,23 @@ need "$WL/sleep_chain"
 need_offcpu
 cd "$OUT"
 
+# The kernel's own account as a second witness: ftrace's sched_switch events
+# of the workload (tracefs, mounted by guest-init), recorded during the run.
+T=/sys/kernel/tracing
+[ -w $T/tracing_on ] || { fail "no tracefs at $T"; finish; }
+echo 0 >$T/tracing_on
+echo >$T/trace
+echo 4096 >$T/buffer_size_kb
+echo 'prev_comm == "sleep_chain" || next_comm == "sleep_chain"' >$T/events/sched/sched_switch/filter
+echo 1 >$T/events/sched/sched_switch/enable
+echo 1 >$T/tracing_on
 "$SKYPROF" record --offcpu -o chain.folded -o chain.pb.gz -o chain.svg -- \
 	"$WL/sleep_chain" 5 10 >chain.out 2>chain.err </dev/null || fail "record exited $?"
+echo 0 >$T/tracing_on
+cp $T/trace trace.txt
+echo 0 >$T/events/sched/sched_switch/enable
+echo 0 >$T/events/sched/sched_switch/filter
+echo >$T/trace
 cat chain.out
 tail -3 chain.err
 # slept_ns: wall time in nanosleep minus the thread's CPU time in it.
@@ -23,10 +38,42 @@ top_stacks chain.folded 3
 chain=$(folded_sum chain.folded ';main;wait_outer;sleep_leaf;')
 # Kernel frames end in _[k]; the regex avoids brackets (awk -v eats backslashes).
 kpath=$(folded_sum chain.folded ';main;wait_outer;sleep_leaf;.*;(do_nanosleep|hrtimer_nanosleep)_.*;(__)?schedule_')
+# ftrace: from each switch-out in a sleeping state (not R, R+: preempted) to
+# the thread's next switch-in, summed over the workload's threads. (No
+# process substitution: the guest has no /dev/fd.)
+python3 - trace.txt >ftrace.txt <<'PY'
+import re, sys
+rx = re.compile(r'\s(\d+)\.(\d+): sched_switch: prev_comm=(\S+) prev_pid=(\d+) .*?'
+                r'prev_state=(\S+) ==> next_comm=(\S+) next_pid=(\d+)')
+out, n, total = {}, 0, 0
+for line in open(sys.argv[1]):
+    m = rx.search(line)
+    if not m:
+        continue
+    t = int(m.group(1)) * 10**6 + int(m.group(2).ljust(6, '0')[:6])  # us
+    if m.group(3) == 'sleep_chain' and not m.group(5).startswith('R'):
+        out[m.group(4)] = t
+    if m.group(6) == 'sleep_chain' and m.group(7) in out:
+        total += t - out.pop(m.group(7))
+        n += 1
+print(n, total * 1000)
+PY
+read -r fblocks fblocked <ftrace.txt
 r=$(ratio "$chain" "$slept")
+rf=$(ratio "$chain" "${fblocked:-0}")
 say "slept ${sleeps} x: measured ${slept} ns off the CPU (${wall} ns in the call), chain off-CPU ${chain} ns (ratio $r, to the wall time $(ratio "$chain" "$wall"))"
-within "$r" 0.95 1.05 && ok "chain total within 5 % of the measured sleep" ||
-	fail "chain total $chain ns vs measured $slept ns: ratio $r outside 0.95..1.05"
+say "ftrace sched_switch: ${fblocks:-0} blocks, ${fblocked:-0} ns switched out asleep (chain ratio $rf)"
+within "$rf" 0.95 1.05 && ok "chain total within 5 % of the blocked time in the kernel's sched_switch trace" ||
+	fail "chain total $chain ns vs ${fblocked:-0} ns blocked per ftrace: ratio $rf outside 0.95..1.05"
+# The workload's own measure, the wall time in nanosleep minus its thread's
+# CPU clock: on PREEMPT_RT that clock runs ahead of the switch events by
+# 0.2-0.6 ms a sleep (ftrace and skyprof agree with each other within 0.5 %
+# and both exceed wall - CPU by 2-6 %, seen on 6.1-rt and 6.12-rt), so there
+# it is held to 10 %, elsewhere to 5 %.
+tol_hi=1.05
+uname -v | grep -q PREEMPT_RT && tol_hi=1.10
+within "$r" 0.95 "$tol_hi" && ok "chain total within 0.95..$tol_hi of the workload's measured sleep" ||
+	fail "chain total $chain ns vs measured $slept ns: ratio $r outside 0.95..$tol_hi"
 within "$(ratio "$chain" "$wall")" 0.9 1.01 || fail "chain total $chain ns vs $wall ns in the calls"
 kr=$(ratio "$kpath" "$chain")
 within "$kr" 0.99 1.01 && ok "kernel part is the nanosleep path (${kr} of the chain)" ||
