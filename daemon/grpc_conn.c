@@ -925,6 +925,14 @@ int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs
 		char why[200];
 
 		broken_why(c, r, why, sizeof(why));
+		/*
+		 * A reset nghttp2 decided on while reading (the server overran
+		 * the stream's window) is still queued when the read hit EOF:
+		 * one more send, which may fail on the dead socket, lets
+		 * before_frame_send_cb see it.
+		 */
+		if (!call.rst_ours && !call.closed)
+			(void)nghttp2_session_send(c->h2);
 		if (call.rst_ours)
 			snprintf(res->message, sizeof(res->message),
 				 "stream reset by us (%s), then the connection to %.60s was lost: "

@@ -29,6 +29,7 @@ enum behaviour {
 	EMPTY_DATA_FLOOD, /* HEADERS, then empty DATA frames as fast as it can */
 	GOAWAY_AT_ONCE,	  /* SETTINGS, GOAWAY(PROTOCOL_ERROR, "bye") */
 	HUGE_PREFIX,	  /* HEADERS, a message prefix claiming 4 GiB - 1 */
+	WINDOW_OVERRUN,	  /* HEADERS, DATA past the stream's window, then FIN */
 };
 
 struct server {
@@ -117,6 +118,24 @@ static void *serve(void *arg)
 		n += frame(buf + n, 8 + 3, 7 /* GOAWAY */, 0, 0);
 		memcpy(buf + n, "\0\0\0\0\0\0\0\1bye", 11);
 		put(fd, buf, n + 11);
+		break;
+	case WINDOW_OVERRUN:
+		/* read the request first, so that our close is a FIN, not a RST */
+		for (int i = 0; i < 20; i++) {
+			while (recv(fd, buf + n, sizeof(buf) - n, MSG_DONTWAIT) > 0)
+				;
+			usleep(10000);
+		}
+		n += response_headers(buf + n);
+		if (put(fd, buf, n))
+			break;
+		/* 70 x 16 KiB: past the 1 MiB stream window the client offers */
+		memset(buf, 0, 9 + 16384);
+		frame(buf, 16384, 0 /* DATA */, 0, 1);
+		for (int i = 0; i < 70; i++)
+			if (put(fd, buf, 9 + 16384))
+				break;
+		shutdown(fd, SHUT_WR);
 		break;
 	case HUGE_PREFIX:
 		n += response_headers(buf + n);
@@ -246,12 +265,35 @@ static void huge_prefix_is_refused(void **state)
 	grpc_result_free(&res);
 }
 
+/*
+ * The server overruns the stream's flow-control window and closes: nghttp2
+ * queues RST_STREAM(FLOW_CONTROL_ERROR), but the read meets the EOF before
+ * anything is sent. The error names the server's violation, not just the
+ * closed connection (found by 42-agent-oap-garbage's dataflood mode, whose
+ * ASan agent logged only "Connection reset by peer").
+ */
+static void window_overrun_is_named(void **state)
+{
+	struct grpc_result res;
+	struct server s;
+	int r;
+
+	(void)state;
+	server_start(&s, WINDOW_OVERRUN);
+	r = call_once(&s, 4000, &res);
+	server_stop(&s);
+	print_message("%d: %s: %s\n", r, grpc_code_name(res.code), res.message);
+	assert_non_null(strstr(res.message, "stream reset by us (FLOW_CONTROL_ERROR)"));
+	grpc_result_free(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(deadline_holds_under_a_frame_flood),
 		cmocka_unit_test(goaway_is_reported),
 		cmocka_unit_test(huge_prefix_is_refused),
+		cmocka_unit_test(window_overrun_is_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
