@@ -44,10 +44,8 @@ if [ -z "$in_guest" ]; then
 fi
 if [ $in_guest = 0 ]; then
 	# Host: one guest of the kernel asked for, this script inside it.
-	vmslot=/work/notes/vmslot
-	[ -x "$vmslot" ] || vmslot=
 	# The bench rootfs variant has bpftrace.
-	exec $vmslot "$top/tests/vm/run" --kernel "$kernel" --rootfs bench --timeout 1200 -- \
+	exec ${BENCH_VM_WRAP:-} "$top/tests/vm/run" --kernel "$kernel" --rootfs bench --timeout 1200 -- \
 		/opt/skyprof/tests/bench/offcpu-cost.sh --in-guest --seconds "$seconds" --runs "$runs"
 fi
 
