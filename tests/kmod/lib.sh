@@ -25,12 +25,15 @@ check() { if (($1)); then say "ok: $2"; else fail "$2 ($1)"; fi; }
 module_loaded() { grep -q '^skyprof ' /proc/modules; }
 ensure_loaded() { module_loaded || insmod "$SKYPROF_KO" || fail "re-insmod failed"; }
 
-# spinners N SECONDS: starts N spin workloads, their pids in $SPIN_PIDS
+# spinners N SECONDS [pin]: N spin workloads; with "pin", the i-th bound to
+# CPU i-1 (taskset), so that every CPU has one for the whole run; their pids
+# in $SPIN_PIDS.
 spinners() {
 	SPIN_PIDS=
-	local i
+	local i pin=()
 	for i in $(seq "$1"); do
-		"$WL/spin" "$2" &
+		[ "${3:-}" = pin ] && pin=(taskset -c $((i - 1)))
+		"${pin[@]}" "$WL/spin" "$2" &
 		SPIN_PIDS="$SPIN_PIDS${SPIN_PIDS:+,}$!"
 	done
 }

@@ -66,14 +66,26 @@ say "ftrace sched_switch: ${fblocks:-0} blocks, ${fblocked:-0} ns switched out a
 within "$rf" 0.95 1.05 && ok "chain total within 5 % of the blocked time in the kernel's sched_switch trace" ||
 	fail "chain total $chain ns vs ${fblocked:-0} ns blocked per ftrace: ratio $rf outside 0.95..1.05"
 # The workload's own measure, the wall time in nanosleep minus its thread's
-# CPU clock: on PREEMPT_RT that clock runs ahead of the switch events by
-# 0.2-0.6 ms a sleep (ftrace and skyprof agree with each other within 0.5 %
-# and both exceed wall - CPU by 2-6 %, seen on 6.1-rt and 6.12-rt), so there
-# it is held to 10 %, elsewhere to 5 %.
-tol_hi=1.05
-uname -v | grep -q PREEMPT_RT && tol_hi=1.10
-within "$r" 0.95 "$tol_hi" && ok "chain total within 0.95..$tol_hi of the workload's measured sleep" ||
-	fail "chain total $chain ns vs measured $slept ns: ratio $r outside 0.95..$tol_hi"
+# CPU clock, held to 5 %. That measure needs the thread's CPU clock to be
+# right: on PREEMPT_RT under TCG it has been seen to count more CPU time in
+# the calls than the calls' wall time leaves beside the kernel's own account
+# of the time switched out asleep (6.12-rt, loaded host: 660 ms of CPU in
+# 5010 ms of calls, of which ftrace has 4915 ms asleep and skyprof 4916 ms,
+# both on clocks that agree with the wall clock). When asleep + CPU exceeds
+# the wall time by more than 1 %, the CPU clock is what is wrong: a miss then
+# says nothing about skyprof, and the test says so instead of failing on it;
+# the ftrace comparison above still binds.
+cpu=$(kv cpu_ns chain.out)
+over=$(awk -v f="${fblocked:-0}" -v c="${cpu:-0}" -v w="$wall" 'BEGIN { print (f + c > w * 1.01) ? 1 : 0 }')
+if within "$r" 0.95 1.05; then
+	ok "chain total within 5 % of the workload's measured sleep (cpu clock consistent: $((1 - over)))"
+elif [ "$over" = 1 ]; then
+	say "NOTE: the workload's CPU clock is inconsistent with the wall clock: ${cpu} ns of CPU +" \
+		"${fblocked} ns asleep (ftrace) > ${wall} ns in the calls; its slept_ns is not a measure" \
+		"here (chain/slept_ns $r not held)"
+else
+	fail "chain total $chain ns vs measured $slept ns: ratio $r outside 0.95..1.05"
+fi
 within "$(ratio "$chain" "$wall")" 0.9 1.01 || fail "chain total $chain ns vs $wall ns in the calls"
 kr=$(ratio "$kpath" "$chain")
 within "$kr" 0.99 1.01 && ok "kernel part is the nanosleep path (${kr} of the chain)" ||
