@@ -49,10 +49,65 @@ static __always_inline bool skyprof_user_range_ok(unsigned long addr, unsigned l
 }
 
 /*
+ * Loads the two words of the user frame f into next and ret; 0 or -EFAULT.
+ * Pagefaults disabled by the caller, not in NMI. With user_access_begin()
+ * one user-access window and two inline loads; else two __get_user calls.
+ */
+#ifdef SKYPROF_HAVE_USER_ACCESS_BEGIN
+static __always_inline int skyprof_get_frame64(const u64 __user *f, u64 *next, u64 *ret)
+{
+	u64 a, b;
+
+	if (!user_access_begin(f, 2 * sizeof(*f)))
+		return -EFAULT;
+	unsafe_get_user(a, f, fault);
+	unsafe_get_user(b, f + 1, fault);
+	user_access_end();
+	*next = a;
+	*ret = b;
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+static __always_inline int skyprof_get_frame32(const u32 __user *f, u32 *next, u32 *ret)
+{
+	u32 a, b;
+
+	if (!user_access_begin(f, 2 * sizeof(*f)))
+		return -EFAULT;
+	unsafe_get_user(a, f, fault);
+	unsafe_get_user(b, f + 1, fault);
+	user_access_end();
+	*next = a;
+	*ret = b;
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+#else
+static __always_inline int skyprof_get_frame64(const u64 __user *f, u64 *next, u64 *ret)
+{
+	if (__get_user(*next, f) || __get_user(*ret, f + 1))
+		return -EFAULT;
+	return 0;
+}
+
+static __always_inline int skyprof_get_frame32(const u32 __user *f, u32 *next, u32 *ret)
+{
+	if (__get_user(*next, f) || __get_user(*ret, f + 1))
+		return -EFAULT;
+	return 0;
+}
+#endif
+
+/*
  * One {saved fp, return address} frame of HALF-byte words at fp, with
  * pagefaults disabled by the caller. Outside NMI (cpu-clock and hrtimer
  * ticks, sched_switch: all with interrupts off, so the mm is never half
- * switched) two __get_user loads do it: a fault returns an error instead of
+ * switched) plain user loads do it: a fault returns an error instead of
  * sleeping, and each is one load, where the NMI-safe copy is a call doing
  * a byte-wise string copy per frame (under TCG, 32-deep stacks at 9999 Hz:
  * the walk cost 17 % of the CPU with the copy). In NMI (hardware cycles)
@@ -70,7 +125,7 @@ static __always_inline bool skyprof_read_frame(unsigned long fp, unsigned int ha
 		if (in_nmi()) {
 			if (skyprof_copy_user_nmi(w, f, sizeof(w)))
 				return false;
-		} else if (__get_user(w[0], f) || __get_user(w[1], f + 1)) {
+		} else if (skyprof_get_frame64(f, &w[0], &w[1])) {
 			return false;
 		}
 		*next = w[0];
@@ -82,7 +137,7 @@ static __always_inline bool skyprof_read_frame(unsigned long fp, unsigned int ha
 		if (in_nmi()) {
 			if (skyprof_copy_user_nmi(w, f, sizeof(w)))
 				return false;
-		} else if (__get_user(w[0], f) || __get_user(w[1], f + 1)) {
+		} else if (skyprof_get_frame32(f, &w[0], &w[1])) {
 			return false;
 		}
 		*next = w[0];
