@@ -20,17 +20,24 @@ grep -q '^module: *loaded' status.txt && ok "status: $(grep '^module' status.txt
 # -p PID, and status while it runs
 "$wl" 60 &
 spin=$!
-"$SKYPROF" record -p "$spin" -d 4 -o pid.folded 2>pid.err &
+# Ended by SIGINT once the status checks are done: on a slow guest (the
+# 6.1-debug kernel) the two status commands alone took longer than a fixed
+# duration. Record names its session on its first line once it runs.
+"$SKYPROF" record -p "$spin" -d 120 -o pid.folded 2>pid.err &
 rec=$!
-sleep 1.5
+for _ in $(seq 600); do
+	grep -q '^skyprof: session' pid.err 2>/dev/null && break
+	sleep 0.1
+done
 "$SKYPROF" status >status-running.txt 2>&1
 grep -q 'sessions: *1 of' status-running.txt && ok "status shows the running session" ||
 	bad "status during a record: $(grep sessions status-running.txt)"
-# record names its session on its first line
 id=$(sed -n 's/^skyprof: session \([0-9]*\):.*/\1/p' pid.err | head -1)
 "$SKYPROF" status "${id:-0}" >status-session.txt 2>&1
 grep -q '^ *all ' status-session.txt && ok "status $id: $(grep '^ *all ' status-session.txt | tr -s ' ')" ||
 	bad "status SESSION_ID ($id): $(cat status-session.txt)"
+sleep 3
+kill -INT $rec
 wait $rec || bad "record -p exited $?"
 n=$(folded_total pid.folded 2>/dev/null || echo 0)
 others=$(awk -v c="$comm" '{split($0, f, ";"); if (f[1] != c) n += $NF} END {print n + 0}' \
