@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
 #include "skyprof.h"
@@ -61,6 +62,26 @@ struct uw_proc {
 
 #define UW_BUCKETS 256
 #define ROOT_CACHE 1024
+#define RULE_CACHE 8192
+
+/*
+ * The fast path's rule for one pc: where the CFA, the return address and
+ * the caller's rbp are, when the CFI says it in the simple forms compilers
+ * emit on x86-64 (CFA = rsp or rbp + offset; return address and rbp saved
+ * at CFA + offset, or rbp unchanged or undefined).
+ */
+enum { RULE_EMPTY, RULE_SIMPLE, RULE_OTHER };
+enum { BP_SAME, BP_OFFSET, BP_UNDEFINED };
+
+struct uw_rule {
+	uint64_t pc; /* the looked-up pc (pc - 1 past the first frame) */
+	uint32_t pid;
+	uint8_t state;	 /* RULE_* */
+	uint8_t cfa_reg; /* DWARF 6 (rbp) or 7 (rsp) */
+	uint8_t bp_rule; /* BP_* */
+	bool ra_undefined;
+	int64_t cfa_off, ra_off, bp_off;
+};
 
 struct unwind_dwarf {
 	struct symbolizer *sym;
@@ -68,6 +89,10 @@ struct unwind_dwarf {
 	char *debug_path;
 	struct uw_proc *procs[UW_BUCKETS];
 	struct unwind_dwarf_stats stats;
+	bool slow_only; /* tests: libdwfl's unwinder for every sample */
+
+	/* pid + pc -> rule, for the fast path (RULE_CACHE entries). */
+	struct uw_rule *rules;
 
 	/* The sample being unwound, for the callbacks (one at a time). */
 	const struct sp_sample *cur;
@@ -93,7 +118,10 @@ struct unwind_dwarf *unwind_dwarf_new(struct symbolizer *sym)
 		return NULL;
 	u->sym = sym;
 	u->debug_path = strdup(default_debug_path);
-	if (!u->debug_path) {
+	u->rules = calloc(RULE_CACHE, sizeof(*u->rules));
+	if (!u->debug_path || !u->rules) {
+		free(u->debug_path);
+		free(u->rules);
 		free(u);
 		return NULL;
 	}
@@ -120,7 +148,13 @@ void unwind_dwarf_free(struct unwind_dwarf *u)
 		}
 	}
 	free(u->debug_path);
+	free(u->rules);
 	free(u);
+}
+
+void unwind_dwarf_set_slow_only(struct unwind_dwarf *u, bool slow_only)
+{
+	u->slow_only = slow_only;
 }
 
 const struct unwind_dwarf_stats *unwind_dwarf_get_stats(const struct unwind_dwarf *u)
@@ -357,6 +391,168 @@ static size_t run_unwind(struct unwind_dwarf *u, struct uw_proc *p, const struct
 	return u->nr_out;
 }
 
+/* --- fast path --------------------------------------------------------- */
+
+/*
+ * libdwfl's unwinder evaluates the CFI afresh for every frame of every
+ * sample (allocating as it goes): under TCG it could not keep up with 999 Hz
+ * of 8 KiB copies on two CPUs. Most frames need only the three simple rules
+ * of struct uw_rule, looked up once per pc with libdw and cached; a sample
+ * any of whose frames needs more (another register, an expression, a
+ * signal frame, no CFI: libdwfl's own fallbacks) is unwound by libdwfl from
+ * the start, so the result is libdwfl's (the unit tests compare the two on
+ * whole, cut and corrupted copies). One difference by choice: where a
+ * return address lies outside the copy the fast path ends the stack, where
+ * libdwfl may still try its frame-pointer guess from rbp (on code without
+ * frame pointers, a made-up frame); mixed mode joins the FP chain there.
+ */
+
+/* op list of dwarf_frame_register() for "saved at CFA + off" -> off. */
+static bool cfa_offset_rule(const Dwarf_Op *ops, size_t nops, int64_t *off)
+{
+	if (!ops || nops < 1 || nops > 2 || ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	if (nops == 1) {
+		*off = 0;
+		return true;
+	}
+	if (ops[1].atom != DW_OP_plus_uconst)
+		return false;
+	*off = (int64_t)ops[1].number;
+	return true;
+}
+
+static uint8_t rule_from_frame(Dwarf_Frame *fr, struct uw_rule *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	Dwarf_Addr start, end;
+	bool signalp;
+	int ra;
+
+	ra = dwarf_frame_info(fr, &start, &end, &signalp);
+	if (ra < 0 || signalp)
+		return RULE_OTHER;
+	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    (ops[0].number != 6 && ops[0].number != 7))
+		return RULE_OTHER;
+	r->cfa_reg = (uint8_t)ops[0].number;
+	r->cfa_off = (int64_t)ops[0].number2;
+	/* dwarf_frame_register() gives no ops for both undefined (ops is then
+	 * ops_mem) and the same value (ops NULL), as libdwfl reads it. */
+	if (dwarf_frame_register(fr, ra, mem, &ops, &nops))
+		return RULE_OTHER;
+	r->ra_undefined = !nops && ops == mem;
+	if (!r->ra_undefined && !cfa_offset_rule(ops, nops, &r->ra_off))
+		return RULE_OTHER;
+	if (dwarf_frame_register(fr, 6, mem, &ops, &nops))
+		return RULE_OTHER;
+	if (!nops && ops == mem)
+		r->bp_rule = BP_UNDEFINED;
+	else if (!nops && !ops)
+		r->bp_rule = BP_SAME;
+	else if (cfa_offset_rule(ops, nops, &r->bp_off))
+		r->bp_rule = BP_OFFSET;
+	else
+		return RULE_OTHER;
+	return RULE_SIMPLE;
+}
+
+/* The CFI rule at pc, as libdwfl's unwinder would find it: .eh_frame, then
+ * .debug_frame. */
+static uint8_t compute_rule(Dwfl *dwfl, uint64_t pc, struct uw_rule *r)
+{
+	Dwfl_Module *m = dwfl_addrmodule(dwfl, pc);
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr bias;
+	uint8_t st;
+
+	if (!m)
+		return RULE_OTHER;
+	cfi = dwfl_module_eh_cfi(m, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+		fr = NULL;
+		cfi = dwfl_module_dwarf_cfi(m, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr))
+			return RULE_OTHER;
+	}
+	st = rule_from_frame(fr, r);
+	free(fr);
+	return st;
+}
+
+static const struct uw_rule *get_rule(struct unwind_dwarf *u, struct uw_proc *p, uint64_t pc)
+{
+	size_t h = (size_t)(((pc * 0x9e3779b97f4a7c15ull) >> 40) ^ p->pid) % RULE_CACHE;
+	struct uw_rule *r = &u->rules[h];
+
+	if (r->state != RULE_EMPTY && r->pc == pc && r->pid == p->pid)
+		return r;
+	memset(r, 0, sizeof(*r));
+	r->pc = pc;
+	r->pid = p->pid;
+	r->state = compute_rule(p->dwfl, pc, r);
+	return r;
+}
+
+static void forget_rules(struct unwind_dwarf *u, uint32_t pid)
+{
+	for (size_t i = 0; i < RULE_CACHE; i++)
+		if (u->rules[i].pid == pid)
+			u->rules[i].state = RULE_EMPTY;
+}
+
+static bool stack_word(const struct sp_sample *s, uint64_t addr, uint64_t *v)
+{
+	uint64_t sp = s->regs->regs[PR_SP];
+
+	/* As cb_memory_read: no sum can wrap. */
+	if (addr < sp || addr - sp > s->ustack_size || s->ustack_size - (addr - sp) < 8)
+		return false;
+	memcpy(v, s->ustack + (addr - sp), 8);
+	return true;
+}
+
+/* The frames, or -1 when a frame needs more than the fast path knows. */
+static long fast_unwind(struct unwind_dwarf *u, struct uw_proc *p, const struct sp_sample *s,
+			uint64_t *ips, size_t max)
+{
+	const struct skyprof_user_regs *rg = s->regs;
+	uint64_t pc = rg->regs[PR_IP], sp = rg->regs[PR_SP], bp = rg->regs[PR_BP];
+	bool bp_ok = rg->mask & (1ull << PR_BP);
+	size_t n = 0;
+
+	if (!(rg->mask & (1ull << PR_IP)))
+		return -1;
+	while (pc && n < max) {
+		const struct uw_rule *r;
+		uint64_t cfa, ra, nbp = bp;
+
+		ips[n++] = pc;
+		if (n == max)
+			break;
+		r = get_rule(u, p, n == 1 ? pc : pc - 1);
+		if (r->state != RULE_SIMPLE || (r->cfa_reg == 6 && !bp_ok))
+			return -1;
+		cfa = (r->cfa_reg == 6 ? bp : sp) + (uint64_t)r->cfa_off;
+		if (r->ra_undefined)
+			break;
+		if (!stack_word(s, cfa + (uint64_t)r->ra_off, &ra))
+			break;
+		if (r->bp_rule == BP_OFFSET) {
+			if (!stack_word(s, cfa + (uint64_t)r->bp_off, &nbp))
+				return -1;
+		} else if (r->bp_rule == BP_UNDEFINED) {
+			bp_ok = false;
+		}
+		pc = ra;
+		sp = cfa;
+		bp = nbp;
+	}
+	return (long)n;
+}
+
 size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint64_t *ips,
 			 size_t max)
 {
@@ -368,7 +564,17 @@ size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint
 	p = get_proc(u, s->tgid);
 	if (!p)
 		return 0;
-	n = p->dwfl ? run_unwind(u, p, s, ips, max) : 0;
+	n = 0;
+	if (p->dwfl) {
+		long f = u->slow_only ? -1 : fast_unwind(u, p, s, ips, max);
+
+		if (f >= 0) {
+			n = (size_t)f;
+			u->stats.fast++;
+		} else {
+			n = run_unwind(u, p, s, ips, max);
+		}
+	}
 	/* The pc in no reported module: an exec or dlopen after first sight.
 	 * A lookup of the pc makes the symbolizer re-read the maps; rebuild
 	 * only when that found new mappings, so a pc in anonymous memory (JIT)
@@ -379,6 +585,7 @@ size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint
 		symbolizer_resolve(u->sym, s->tgid, s->regs->regs[PR_IP], false, &r);
 		if (symbolizer_nr_mappings(u->sym, p->pid) > p->nr_reported) {
 			p->rebuilt = true;
+			forget_rules(u, p->pid);
 			if (p->dwfl)
 				dwfl_end(p->dwfl);
 			p->dwfl = NULL;

@@ -19,6 +19,7 @@
 #ifndef SKYPROF_UNWIND_DWARF_H
 #define SKYPROF_UNWIND_DWARF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,7 @@ struct unwind_dwarf_stats {
 	uint64_t user_frames;  /* sum of result frames */
 	uint64_t fp_frames;    /* sum of the module's FP frames */
 	uint64_t reached_root; /* outermost frame is _start, clone, ... */
+	uint64_t fast;	       /* unwound by the cached-rule fast path */
 };
 
 struct unwind_dwarf *unwind_dwarf_new(struct symbolizer *sym);
@@ -54,6 +56,10 @@ size_t unwind_dwarf_sample(struct unwind_dwarf *u, const struct sp_sample *s, ui
 /* Only the DWARF part (no FP mixing): for tests and benchmarks. */
 size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint64_t *ips,
 			 size_t max);
+
+/* Tests and benchmarks: true makes every sample go through libdwfl's own
+ * unwinder instead of the cached-rule fast path first. */
+void unwind_dwarf_set_slow_only(struct unwind_dwarf *u, bool slow_only);
 
 const struct unwind_dwarf_stats *unwind_dwarf_get_stats(const struct unwind_dwarf *u);
 

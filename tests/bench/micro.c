@@ -561,6 +561,19 @@ static int bench_dwarf(const char *prog, int ncap, uint32_t bytes)
 		printf("dwarf.mixed_samples_per_s %.0f\n", (double)m / (t4 - t3));
 		printf("dwarf.reached_root_pct %.1f\n",
 		       100.0 * (double)ws->reached_root / (double)(ws->samples ? ws->samples : 1));
+		printf("dwarf.fast_path_pct %.1f\n",
+		       100.0 * (double)ws->fast / (double)(n + (uint64_t)ncap + m));
+		/* The same captures through libdwfl's own unwinder only: what
+		 * the cached-rule fast path saves. */
+		unwind_dwarf_set_slow_only(u, true);
+		m = 0;
+		t3 = now_s();
+		do {
+			for (int i = 0; i < ncap; i++, m++)
+				unwind_dwarf_only(u, &caps[i].s, ips, UNWIND_DWARF_MAX_FRAMES);
+			t4 = now_s();
+		} while (t4 - t3 < 1.0);
+		printf("dwarf.libdwfl_samples_per_s %.0f\n", (double)m / (t4 - t3));
 	}
 	printf("dwarf.captures %d\n", ncap);
 	printf("dwarf.copy_bytes %u\n", bytes);

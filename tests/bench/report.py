@@ -450,6 +450,8 @@ def main():
         ("kernel symbol lookups per second", "symbolize.kernel_per_s", 0),
         ("DWARF unwinds per second (8 KiB copies of a live process)", "dwarf.samples_per_s", 0),
         ("DWARF unwinds per second, mixed mode + root check", "dwarf.mixed_samples_per_s", 0),
+        ("  of which by the cached-rule fast path (%)", "dwarf.fast_path_pct", 1),
+        ("DWARF unwinds per second, libdwfl's unwinder alone", "dwarf.libdwfl_samples_per_s", 0),
         ("DWARF first unwind per sample, cold (ms)", "dwarf.cold_ms_per_sample", 3),
         ("DWARF frames per sample", "dwarf.frames_per_sample", 1),
         ("DWARF samples reaching a root frame (%)", "dwarf.reached_root_pct", 1),

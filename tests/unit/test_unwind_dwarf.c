@@ -332,6 +332,69 @@ static void test_profile_hook(void **state)
 	symbolizer_free(sym);
 }
 
+/*
+ * The cached-rule fast path gives libdwfl's own result: on the whole copy
+ * (where it must be the one used), on copies cut at every 8 bytes and on
+ * copies with flipped bytes (where it may hand over to libdwfl part-way).
+ */
+static void test_fast_path_matches(void **state)
+{
+	struct symbolizer *sym = symbolizer_new(&quiet_opts);
+	struct unwind_dwarf *fast = unwind_dwarf_new(sym);
+	struct unwind_dwarf *slow = unwind_dwarf_new(sym);
+	uint64_t a[UNWIND_DWARF_MAX_FRAMES], b[UNWIND_DWARF_MAX_FRAMES];
+	struct snapshot *bad = malloc(sizeof(*bad));
+	struct sp_sample s;
+	unsigned int seed = 777;
+	size_t na, nb;
+
+	(void)state;
+	assert_non_null(bad);
+	unwind_dwarf_set_slow_only(slow, true);
+	take_chain();
+	make_sample(&s, &snap, NULL, 0);
+	na = unwind_dwarf_only(fast, &s, a, UNWIND_DWARF_MAX_FRAMES);
+	nb = unwind_dwarf_only(slow, &s, b, UNWIND_DWARF_MAX_FRAMES);
+	assert_true(na > 8);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na * sizeof(a[0]));
+	assert_int_equal(unwind_dwarf_get_stats(fast)->fast, 1);
+	assert_int_equal(unwind_dwarf_get_stats(slow)->fast, 0);
+	/* Again, from the cache. */
+	assert_int_equal(unwind_dwarf_only(fast, &s, a, UNWIND_DWARF_MAX_FRAMES), nb);
+	assert_memory_equal(a, b, nb * sizeof(a[0]));
+	assert_int_equal(unwind_dwarf_get_stats(fast)->fast, 2);
+	/* Fewer slots than frames. */
+	assert_int_equal(unwind_dwarf_only(fast, &s, a, 3), 3);
+	assert_memory_equal(a, b, 3 * sizeof(a[0]));
+	for (uint32_t size = 0; size <= snap.size && size < 4096; size += 8) {
+		*bad = snap;
+		bad->size = size;
+		make_sample(&s, bad, NULL, 0);
+		na = unwind_dwarf_only(fast, &s, a, UNWIND_DWARF_MAX_FRAMES);
+		nb = unwind_dwarf_only(slow, &s, b, UNWIND_DWARF_MAX_FRAMES);
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na * sizeof(a[0]));
+	}
+	for (int round = 0; round < 300; round++) {
+		*bad = snap;
+		for (int i = 0; i < 4; i++)
+			bad->stack[rand_r(&seed) % (snap.size < 1024 ? snap.size : 1024)] ^=
+				(uint8_t)(1u << (rand_r(&seed) % 8));
+		make_sample(&s, bad, NULL, 0);
+		na = unwind_dwarf_only(fast, &s, a, UNWIND_DWARF_MAX_FRAMES);
+		nb = unwind_dwarf_only(slow, &s, b, UNWIND_DWARF_MAX_FRAMES);
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na * sizeof(a[0]));
+	}
+	print_message("  fast path: %llu of %llu samples\n",
+		      (unsigned long long)unwind_dwarf_get_stats(fast)->fast, 3ull + 300 + snap.size / 8);
+	free(bad);
+	unwind_dwarf_free(fast);
+	unwind_dwarf_free(slow);
+	symbolizer_free(sym);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_mixed_mode),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_profile_hook),
+		cmocka_unit_test(test_fast_path_matches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
