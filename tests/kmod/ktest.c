@@ -414,11 +414,19 @@ static int cmd_record(int argc, char **argv)
 			break;
 		}
 	}
+	/*
+	 * The rings' lost counters just before GET_STATS: a sample dropped
+	 * counts in STAT_DROPS first, then in the ring, so this is <= the
+	 * STAT_DROPS that follows, which is <= the lost count after the stop
+	 * (the reader does not drain in between).
+	 */
+	lost = ktest_rings_lost(&r);
 	ret = ktest_get_stats(&nl, s.id, &sum, per_cpu, KTEST_MAX_CPUS);
 	if (ret) {
 		printf("FAIL: GET_STATS: %s\n", strerror(-ret));
 		return 1;
 	}
+	printf("lost_before_stats=%llu\n", (unsigned long long)lost);
 	count_events(&ev, s.id, ev_count);
 	printf("events_watermark=%u events_throttled=%u\n", ev_count[SKYPROF_EVENT_RING_WATERMARK],
 	       ev_count[SKYPROF_EVENT_THROTTLED]);
