@@ -388,7 +388,8 @@ static void test_fast_path_matches(void **state)
 		assert_memory_equal(a, b, na * sizeof(a[0]));
 	}
 	print_message("  fast path: %llu of %llu samples\n",
-		      (unsigned long long)unwind_dwarf_get_stats(fast)->fast, 3ull + 300 + snap.size / 8);
+		      (unsigned long long)unwind_dwarf_get_stats(fast)->fast,
+		      3ull + 300 + snap.size / 8);
 	free(bad);
 	unwind_dwarf_free(fast);
 	unwind_dwarf_free(slow);
