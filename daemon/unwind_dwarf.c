@@ -186,18 +186,23 @@ static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
-static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+static bool stack_word(const struct sp_sample *s, uint64_t addr, uint64_t *v)
 {
-	struct unwind_dwarf *u = arg;
-	const struct sp_sample *s = u->cur;
 	uint64_t sp = s->regs->regs[PR_SP];
 
-	(void)dwfl;
 	/* Written so that no sum can wrap: addr - sp only once addr >= sp. */
 	if (addr < sp || addr - sp > s->ustack_size || s->ustack_size - (addr - sp) < 8)
 		return false;
-	memcpy(result, s->ustack + (addr - sp), 8);
+	memcpy(v, s->ustack + (addr - sp), 8);
 	return true;
+}
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct unwind_dwarf *u = arg;
+
+	(void)dwfl;
+	return stack_word(u->cur, addr, result);
 }
 
 static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -503,16 +508,6 @@ static void forget_rules(struct unwind_dwarf *u, uint32_t pid)
 			u->rules[i].state = RULE_EMPTY;
 }
 
-static bool stack_word(const struct sp_sample *s, uint64_t addr, uint64_t *v)
-{
-	uint64_t sp = s->regs->regs[PR_SP];
-
-	/* As cb_memory_read: no sum can wrap. */
-	if (addr < sp || addr - sp > s->ustack_size || s->ustack_size - (addr - sp) < 8)
-		return false;
-	memcpy(v, s->ustack + (addr - sp), 8);
-	return true;
-}
 
 /* The frames, or -1 when a frame needs more than the fast path knows. */
 static long fast_unwind(struct unwind_dwarf *u, struct uw_proc *p, const struct sp_sample *s,

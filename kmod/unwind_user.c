@@ -116,33 +116,24 @@ static __always_inline int skyprof_get_frame32(const u32 __user *f, u32 *next, u
 static __always_inline bool skyprof_read_frame(unsigned long fp, unsigned int half,
 					       unsigned long *next, unsigned long *ret)
 {
+	union {
+		u64 q[2];
+		u32 d[2];
+	} w;
+	int err;
+
 	if (!skyprof_user_range_ok(fp, 2 * half))
 		return false;
-	if (half == 8) {
-		const u64 __user *f = (const u64 __user *)fp;
-		u64 w[2];
-
-		if (in_nmi()) {
-			if (skyprof_copy_user_nmi(w, f, sizeof(w)))
-				return false;
-		} else if (skyprof_get_frame64(f, &w[0], &w[1])) {
-			return false;
-		}
-		*next = w[0];
-		*ret = w[1];
-	} else {
-		const u32 __user *f = (const u32 __user *)fp;
-		u32 w[2];
-
-		if (in_nmi()) {
-			if (skyprof_copy_user_nmi(w, f, sizeof(w)))
-				return false;
-		} else if (skyprof_get_frame32(f, &w[0], &w[1])) {
-			return false;
-		}
-		*next = w[0];
-		*ret = w[1];
-	}
+	if (in_nmi())
+		err = skyprof_copy_user_nmi(&w, (const void __user *)fp, 2 * half) ? -EFAULT : 0;
+	else if (half == 8)
+		err = skyprof_get_frame64((const u64 __user *)fp, &w.q[0], &w.q[1]);
+	else
+		err = skyprof_get_frame32((const u32 __user *)fp, &w.d[0], &w.d[1]);
+	if (err)
+		return false;
+	*next = half == 8 ? w.q[0] : w.d[0];
+	*ret = half == 8 ? w.q[1] : w.d[1];
 	return true;
 }
 
