@@ -283,6 +283,10 @@ static void sink_upload(struct run_sink *k, uint64_t now)
 			 k->spec.task_id);
 		return;
 	}
+	/* Between flushes (seconds apart) the daemon holds no libdw state:
+	 * reopening a file's debug information costs milliseconds per flush,
+	 * keeping it tens of MiB. */
+	profile_view_done(k->prof);
 	snprintf(what, sizeof(what), "task %.64s pid %u", k->spec.task_id, k->pid);
 	b = batch_new(UPLOAD_PATH_PROFILING, what);
 	if (!b || upload_collect(k->deltas, v, k->pid, &m, b, &tot)) {

@@ -53,6 +53,9 @@ int output_write(struct profile *p, const char *path, int format)
 		fprintf(stderr, "skyprof: %s: out of memory while symbolizing\n", path);
 		return -ENOMEM;
 	}
+	/* Symbolizing is over before encoding starts: the encoders' memory
+	 * then does not add to libdw's. */
+	profile_view_done(p);
 	if (format < OUTPUT_PPROF || format > OUTPUT_JSON) {
 		fprintf(stderr, "skyprof: %s: invalid output format %d\n", path, format);
 		return -EINVAL;

@@ -534,6 +534,11 @@ struct view *profile_view(struct profile *p)
 	return p->view;
 }
 
+void profile_view_done(struct profile *p)
+{
+	symbolizer_trim(p->sym);
+}
+
 uint64_t profile_total_value(struct profile *p)
 {
 	struct view *v = profile_view(p);

@@ -101,6 +101,10 @@ void profile_get_stack(const struct profile *p, size_t i, struct profile_stack *
  */
 struct view;
 struct view *profile_view(struct profile *p);
+/* The view just built is final for now (written, uploaded): frees what
+ * symbolizing it held (symbolizer_trim). The next profile_view reopens
+ * what it needs. */
+void profile_view_done(struct profile *p);
 
 /* A profile that only holds a view, e.g. one read back from a pprof file.
  * Takes ownership of v (freed by profile_free); profile_add then fails. */

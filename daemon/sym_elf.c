@@ -290,10 +290,25 @@ static void open_dwfl(struct sym_elf *e)
 		e->mod = NULL;
 		return;
 	}
-	/* libdwfl keeps its own descriptor: ours is no longer needed, and a
-	 * system-wide profile can touch thousands of files. */
-	close(e->fd);
-	e->fd = -1;
+	/* Ours stays open beside libdwfl's: sym_elf_cache_trim ends the Dwfl
+	 * (closing its descriptor) and the next lookup reopens from ours, which
+	 * still names the file after the process, its /proc/PID/root and even
+	 * the path itself are gone. */
+}
+
+void sym_elf_cache_trim(struct sym_elf_cache *c)
+{
+	for (struct sym_elf *e = c->files; e; e = e->next) {
+		if (e->dwfl)
+			dwfl_end(e->dwfl);
+		e->dwfl = NULL;
+		e->mod = NULL;
+		e->bias = 0;
+		/* A file whose Dwfl failed to open is not tried again: nothing
+		 * was held for it. */
+		if (e->fd >= 0 || e->image)
+			e->dwfl_tried = false;
+	}
 }
 
 static uint64_t offset_to_vaddr(const struct sym_elf *e, uint64_t off)

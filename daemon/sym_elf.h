@@ -21,6 +21,12 @@ struct sym_elf;
 struct sym_elf_cache *sym_elf_cache_new(const char *debug_path, struct strtab *names);
 void sym_elf_cache_free(struct sym_elf_cache *c);
 size_t sym_elf_cache_files(const struct sym_elf_cache *c);
+/*
+ * Ends every file's libdwfl session: what libdw built for lookups (debug
+ * sections decompressed to the heap, line tables, DIE and CFI caches) is
+ * freed; the files stay cached and the next lookup in one reopens it.
+ */
+void sym_elf_cache_trim(struct sym_elf_cache *c);
 
 /*
  * The cached file for fd (opened by the caller, ownership taken: closed

@@ -16,14 +16,44 @@
 
 struct ksym {
 	uint64_t addr;
-	char *name;
+	size_t name; /* offset in sym_kernel.names */
 };
 
+/* The names are packed in one buffer: a kernel has 100k+ text symbols, and
+ * one allocation each would cost as much again in malloc headers. */
 struct sym_kernel {
 	struct ksym *syms;
 	size_t nr, cap;
+	char *names;
+	size_t names_len, names_cap;
 	bool restricted;
 };
+
+static int add_name(struct sym_kernel *k, const char *name, const char *mod, size_t *off)
+{
+	size_t len = strlen(name) + (mod ? strlen(mod) + 1 : 0) + 1;
+
+	if (k->names_cap - k->names_len < len) {
+		size_t cap = k->names_cap ? k->names_cap * 2 : 1 << 20;
+		char *n;
+
+		while (cap - k->names_len < len)
+			cap *= 2;
+		n = realloc(k->names, cap);
+		if (!n)
+			return -ENOMEM;
+		k->names = n;
+		k->names_cap = cap;
+	}
+	*off = k->names_len;
+	/* mod already carries its brackets: "[ext4]". */
+	if (mod)
+		snprintf(k->names + k->names_len, len, "%s %s", name, mod);
+	else
+		memcpy(k->names + k->names_len, name, len);
+	k->names_len += len;
+	return 0;
+}
 
 static int cmp_ksym(const void *a, const void *b)
 {
@@ -43,7 +73,6 @@ static int parse_line(struct sym_kernel *k, char *line, bool *nonzero)
 	char *end, *name, *mod;
 	uint64_t addr = strtoull(line, &end, 16);
 	char type;
-	size_t len;
 
 	if (end == line || *end != ' ')
 		return 0;
@@ -72,16 +101,9 @@ static int parse_line(struct sym_kernel *k, char *line, bool *nonzero)
 		k->syms = s;
 		k->cap = cap;
 	}
-	len = strlen(name) + (mod && *mod ? strlen(mod) + 1 : 0) + 1;
 	k->syms[k->nr].addr = addr;
-	k->syms[k->nr].name = malloc(len);
-	if (!k->syms[k->nr].name)
+	if (add_name(k, name, mod && *mod ? mod : NULL, &k->syms[k->nr].name))
 		return -ENOMEM;
-	/* mod already carries its brackets: "[ext4]". */
-	if (mod && *mod)
-		snprintf(k->syms[k->nr].name, len, "%s %s", name, mod);
-	else
-		memcpy(k->syms[k->nr].name, name, len);
 	k->nr++;
 	return 0;
 }
@@ -128,6 +150,21 @@ struct sym_kernel *sym_kernel_load(const char *path, bool quiet)
 	}
 	if (k->nr)
 		qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ksym);
+	/* Give back what the doubling left over (the table lives as long as
+	 * the daemon); a failed shrink keeps the larger block. */
+	if (k->nr) {
+		struct ksym *s = realloc(k->syms, k->nr * sizeof(*s));
+		char *n = realloc(k->names, k->names_len);
+
+		if (s) {
+			k->syms = s;
+			k->cap = k->nr;
+		}
+		if (n) {
+			k->names = n;
+			k->names_cap = k->names_len;
+		}
+	}
 	return k;
 }
 
@@ -135,8 +172,7 @@ void sym_kernel_free(struct sym_kernel *k)
 {
 	if (!k)
 		return;
-	for (size_t i = 0; i < k->nr; i++)
-		free(k->syms[i].name);
+	free(k->names);
 	free(k->syms);
 	free(k);
 }
@@ -168,5 +204,5 @@ const char *sym_kernel_lookup(const struct sym_kernel *k, uint64_t addr)
 	 * the address is more likely unmapped module space than its code. */
 	if (lo == k->nr && addr - k->syms[lo - 1].addr > 4096)
 		return NULL;
-	return k->syms[lo - 1].name;
+	return k->names + k->syms[lo - 1].name;
 }

@@ -15,6 +15,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +154,18 @@ void symbolizer_free(struct symbolizer *s)
 	sym_elf_cache_free(s->elfs);
 	strtab_free(&s->names);
 	free(s);
+}
+
+void symbolizer_trim(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	sym_elf_cache_trim(s->elfs);
+#ifdef __GLIBC__
+	/* libdw's small blocks (DIEs, line rows) leave free holes in the heap
+	 * that glibc keeps mapped; hand the free pages back. */
+	malloc_trim(0);
+#endif
 }
 
 static const char *intern(struct symbolizer *s, const char *str)

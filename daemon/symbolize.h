@@ -113,6 +113,15 @@ void symbolizer_resolve_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, ui
 size_t symbolizer_nr_files(const struct symbolizer *s);
 
 /*
+ * Frees what the lookups so far made libdw build: with a distribution's
+ * debug packages installed that is tens of MiB (compressed debug sections
+ * inflated to the heap, line tables, DIE caches). Names already resolved
+ * stay valid (they are interned here); a later lookup in a file reopens it.
+ * For a finished view, not between the refreshes of a live one.
+ */
+void symbolizer_trim(struct symbolizer *s);
+
+/*
  * The captured executable mappings of pid's newest generation (noted
  * earlier), oldest first:
  * the DWARF unwinder (unwind_dwarf.c) reports them to libdwfl. Returns how

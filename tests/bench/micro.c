@@ -178,8 +178,8 @@ static size_t kernel_addrs(uint64_t *out, size_t max)
 
 #define AGG_NK 12
 #define AGG_NU 34
-#define UPOOL 4000
-#define KPOOL 1000
+#define UPOOL  4000
+#define KPOOL  1000
 
 struct agg_run {
 	struct profile *prof;
@@ -241,7 +241,7 @@ static int bench_aggregate(uint64_t nsamples, size_t nstacks)
 	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 999 };
 	struct symbolizer *sym;
 	uint8_t *data;
-	double t0, t1, t2, t3, t4, drain_s = 0, rss0, rss1, rss2;
+	double t0, t1, t2, t3, t4, trim_s, drain_s = 0, rss0, rss1, rss2;
 	struct view *v;
 	FILE *f;
 	char tmp[] = "/tmp/skyprof-micro.XXXXXX";
@@ -319,6 +319,10 @@ static int bench_aggregate(uint64_t nsamples, size_t nstacks)
 	rss2 = rss_now_mib();
 	if (!v)
 		die("profile_view");
+	/* as output_write does before it encodes */
+	profile_view_done(run.prof);
+	trim_s = now_s() - t2;
+	t2 = now_s();
 	fd = mkstemp(tmp);
 	if (fd < 0 || !(f = fdopen(fd, "w")))
 		die("mkstemp");
@@ -339,6 +343,7 @@ static int bench_aggregate(uint64_t nsamples, size_t nstacks)
 		printf("aggregate.ns_per_sample %.1f\n", (t1 - t0) * 1e9 / (double)run.n);
 		printf("view.symbolize_s %.3f\n", t2 - t1);
 		printf("view.locations %u\n", v->nr_locations);
+		printf("view.trim_s %.3f\n", trim_s);
 		printf("pprof.encode_s %.3f\n", t3 - t2);
 		printf("pprof.bytes %ld\n", sz);
 		printf("pprof.total_s %.3f\n", t4 - t1);
@@ -356,7 +361,8 @@ static int bench_aggregate(uint64_t nsamples, size_t nstacks)
 	}
 	if (st.framing_errors || st.head_errors || run.n != nsamples ||
 	    profile_nr_stacks(run.prof) > nstacks) {
-		fprintf(stderr, "micro: aggregate: reader disagreed (%" PRIu64 " samples, %zu stacks)\n",
+		fprintf(stderr,
+			"micro: aggregate: reader disagreed (%" PRIu64 " samples, %zu stacks)\n",
 			run.n, profile_nr_stacks(run.prof));
 		return 1;
 	}

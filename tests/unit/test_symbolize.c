@@ -258,6 +258,69 @@ static void test_process_exited(void **state)
 	symbolizer_free(s);
 }
 
+/* How many of our mappings are of a file whose path ends in name: libdw
+ * maps the ELF files it reads. */
+static int mapped(const char *name)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[PATH_MAX + 128];
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		n += ends_with(line, name);
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * symbolizer_trim ends libdw's sessions (the file's mappings go with them)
+ * and a later lookup reopens the file, even after the process is gone;
+ * names resolved before the trim stay valid.
+ */
+static void test_trim_reopens(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r, again;
+	uint32_t pid;
+	uint64_t inl, leaf;
+
+	(void)state;
+	start(&p, "fx_main", NULL, NULL);
+	pid = (uint32_t)p.pid;
+	inl = fx_addr(&p, "probe_ret") - 1;
+	leaf = fx_addr(&p, "leaf_target");
+	assert_int_equal(symbolizer_note_pid(s, pid), 0);
+	symbolizer_resolve(s, pid, inl, false, &r);
+	assert_true(r.nr_frames >= 2);
+	assert_true(mapped("/fx_main") > 0);
+	symbolizer_trim(s);
+	assert_int_equal(mapped("/fx_main"), 0);
+	fx_stop(&p);
+
+	symbolizer_resolve(s, pid, leaf, false, &again);
+	assert_int_equal(again.nr_frames, 1);
+	assert_string_equal(again.frames[0].name, "leaf_target");
+	assert_true(ends_with(again.frames[0].file, "fx_main.c"));
+	assert_true(again.frames[0].line > 0);
+	assert_true(mapped("/fx_main") > 0);
+
+	/* the same answer as before the trim, from the reopened file; the
+	 * earlier result's strings are still readable (ASan would say) */
+	symbolizer_resolve(s, pid, inl, false, &again);
+	assert_int_equal(again.nr_frames, r.nr_frames);
+	for (unsigned int i = 0; i < r.nr_frames; i++) {
+		assert_string_equal(again.frames[i].name, r.frames[i].name);
+		assert_string_equal(again.frames[i].file, r.frames[i].file);
+		assert_int_equal(again.frames[i].line, r.frames[i].line);
+	}
+	assert_string_equal(r.frames[0].name, "inl_helper");
+	symbolizer_free(s);
+}
+
 static void append_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "a");
@@ -831,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_dlopen_random_base),
 		cmocka_unit_test(test_unknown_in_stripped_lib),
 		cmocka_unit_test(test_process_exited),
+		cmocka_unit_test(test_trim_reopens),
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_perf_map_parser),
 		cmocka_unit_test(test_kallsyms),
