@@ -178,6 +178,23 @@ void *skyprof_ring_reserve(struct skyprof_ring *ring, u32 size)
 }
 
 /*
+ * Room for a record of at most max bytes written in place: the address of
+ * max free bytes contiguous from the head, or NULL (the ring is nearly full
+ * or wraps within max bytes; the caller then builds the record aside and
+ * reserves its real size). Nothing is written: a record that ends up
+ * shorter than max commits only its own size.
+ */
+void *skyprof_ring_reserve_inplace(struct skyprof_ring *ring, u32 max)
+{
+	u64 used = skyprof_ring_used(ring);
+	u64 off = ring->head & (ring->size - 1);
+
+	if (max > ring->size - off || max > ring->size - used)
+		return NULL;
+	return ring->data + off;
+}
+
+/*
  * Publishes the record reserved last. Returns true when this record made the
  * ring cross its watermark (the caller wakes the reader).
  */

@@ -6,8 +6,12 @@
  * most ustack_bytes copied), clock ktime_get_mono_fast_ns, wakeups only
  * through irq_work.
  *
- * A record is built in the per-CPU scratch buffer (zeroed header, so every
- * padding byte is zero), then copied into the ring in one piece.
+ * A record is built in place in the ring when the worst-case record fits
+ * there contiguously (nearly always: it is a few KiB of a ring of MiBs), so
+ * the stacks are written once; otherwise in the per-CPU scratch buffer and
+ * then copied into the ring at its real size, so a nearly full ring loses
+ * no sample that fits. The header is zeroed first, so every padding byte
+ * the reader sees is zero.
  */
 #include <linux/irq_work.h>
 #include <linux/ptrace.h>
@@ -35,8 +39,9 @@ static __always_inline void skyprof_copy_comm(char *dst, const char *comm)
 static void skyprof_record(struct skyprof_pcpu *pc, struct pt_regs *regs, u64 now)
 {
 	struct skyprof_session *s = pc->s;
-	struct skyprof_sample *rec = pc->scratch;
-	u64 *ips = (u64 *)(rec + 1);
+	struct skyprof_sample *rec = skyprof_ring_reserve_inplace(pc->ring, s->max_rec);
+	bool inplace = rec;
+	u64 *ips;
 	struct pt_regs *uregs = NULL;
 	unsigned int nk = 0, nu = 0;
 	bool kerr = false;
@@ -44,6 +49,9 @@ static void skyprof_record(struct skyprof_pcpu *pc, struct pt_regs *regs, u64 no
 	void *dst;
 	u32 size;
 
+	if (!inplace)
+		rec = pc->scratch;
+	ips = (u64 *)(rec + 1);
 	memset(rec, 0, sizeof(*rec));
 	rec->hdr.type = SKYPROF_REC_SAMPLE;
 	rec->hdr.version = SKYPROF_SAMPLE_VERSION;
@@ -82,13 +90,15 @@ static void skyprof_record(struct skyprof_pcpu *pc, struct pt_regs *regs, u64 no
 
 	size = p - (u8 *)rec;
 	rec->hdr.size = size;
-	dst = skyprof_ring_reserve(pc->ring, size);
-	if (!dst) {
-		pc->st.drops++;
-		skyprof_ring_lost(pc->ring);
-		return;
+	if (!inplace) {
+		dst = skyprof_ring_reserve(pc->ring, size);
+		if (!dst) {
+			pc->st.drops++;
+			skyprof_ring_lost(pc->ring);
+			return;
+		}
+		memcpy(dst, rec, size);
 	}
-	memcpy(dst, rec, size);
 	pc->st.samples++;
 	if (skyprof_ring_commit(pc->ring, size)) {
 		set_bit(SKYPROF_PEND_WATERMARK, &pc->pending);

@@ -71,6 +71,7 @@ bool skyprof_rings_readable(struct skyprof_rings *rings);
 u64 skyprof_ring_bytes(void);
 
 void *skyprof_ring_reserve(struct skyprof_ring *ring, u32 size);
+void *skyprof_ring_reserve_inplace(struct skyprof_ring *ring, u32 max);
 bool skyprof_ring_commit(struct skyprof_ring *ring, u32 size);
 void skyprof_ring_lost(struct skyprof_ring *ring);
 

@@ -42,76 +42,97 @@ struct pt_regs *skyprof_user_regs(struct pt_regs *regs)
 	return user_mode(uregs) ? uregs : NULL;
 }
 
-/* A user range [addr, addr + len) that may be handed to the copy. */
-static __always_inline bool skyprof_user_range_ok(unsigned long addr, unsigned long len)
+/*
+ * One step of the walk over the frame {next, ret} read at *fp: appends ret
+ * and moves to next, which must lie strictly above (a stack grows down).
+ * Returns false when the walk ends. Inline: it runs inside a user-access
+ * window, where calls are not allowed.
+ */
+static __always_inline bool skyprof_fp_step(unsigned long *fp, unsigned long *sp,
+					    unsigned long next, unsigned long ret, u64 *ips,
+					    unsigned int *n, unsigned int max, u32 *flags)
 {
-	return addr < TASK_SIZE && len <= TASK_SIZE - addr;
+	if (!ret)
+		return false;
+	if (*n >= max) {
+		*flags |= SKYPROF_SF_USTACK_TRUNC;
+		return false;
+	}
+	ips[(*n)++] = ret;
+	if (next <= *fp)
+		return false;
+	*sp = *fp;
+	*fp = next;
+	return true;
 }
 
 /*
- * Loads the two words of the user frame f into next and ret; 0 or -EFAULT.
- * Pagefaults disabled by the caller, not in NMI. With user_access_begin()
- * one user-access window and two inline loads; else two __get_user calls.
+ * fp may be read as a frame of HALF-byte words: above sp, aligned, and
+ * below top (TASK_SIZE - 2 * HALF, computed once per walk: TASK_SIZE
+ * depends on the task's flags and costs loads each time it is named).
  */
+static __always_inline bool skyprof_frame_ok(unsigned long fp, unsigned long sp,
+					     unsigned int half, unsigned long top)
+{
+	return fp >= sp && !(fp & (half - 1)) && fp <= top;
+}
+
 #ifdef SKYPROF_HAVE_USER_ACCESS_BEGIN
-static __always_inline int skyprof_get_frame64(const u64 __user *f, u64 *next, u64 *ret)
+/*
+ * The walk outside NMI (cpu-clock and hrtimer ticks, sched_switch: all with
+ * interrupts off, so the mm is never half switched), with pagefaults
+ * disabled by the caller: one user-access window over [sp, TASK_SIZE) for
+ * the whole walk and two inline loads per frame; a fault ends the walk
+ * through the exception table instead of sleeping. Every frame read lies
+ * in the window: skyprof_frame_ok holds it to [sp, TASK_SIZE) and sp only
+ * grows. TASK_SIZE is read once: the task is current and cannot change
+ * its personality under us (we interrupted it). Opening the window per
+ * frame cost a stac/clac pair (and a speculation barrier) each time; the
+ * NMI-safe copy, a call doing a byte-wise string copy per frame, cost more
+ * still (under TCG, 32-deep stacks at 9999 Hz: 17 % of the CPU).
+ */
+static unsigned int skyprof_walk_window(unsigned long fp, unsigned long sp, unsigned int half,
+					u64 *ips, unsigned int n, unsigned int max, u32 *flags)
 {
-	u64 a, b;
+	unsigned long limit = TASK_SIZE, top = limit - 2 * half;
 
-	if (!user_access_begin(f, 2 * sizeof(*f)))
-		return -EFAULT;
-	unsafe_get_user(a, f, fault);
-	unsafe_get_user(b, f + 1, fault);
+	if (sp >= limit || !user_access_begin((const void __user *)sp, limit - sp))
+		return n;
+	while (fp && skyprof_frame_ok(fp, sp, half, top)) {
+		unsigned long next, ret;
+
+		if (half == 8) {
+			u64 a, b;
+
+			unsafe_get_user(a, (const u64 __user *)fp, fault);
+			unsafe_get_user(b, (const u64 __user *)fp + 1, fault);
+			next = a;
+			ret = b;
+		} else {
+			u32 a, b;
+
+			unsafe_get_user(a, (const u32 __user *)fp, fault);
+			unsafe_get_user(b, (const u32 __user *)fp + 1, fault);
+			next = a;
+			ret = b;
+		}
+		if (!skyprof_fp_step(&fp, &sp, next, ret, ips, &n, max, flags))
+			break;
+	}
 	user_access_end();
-	*next = a;
-	*ret = b;
-	return 0;
+	return n;
 fault:
 	user_access_end();
-	return -EFAULT;
-}
-
-static __always_inline int skyprof_get_frame32(const u32 __user *f, u32 *next, u32 *ret)
-{
-	u32 a, b;
-
-	if (!user_access_begin(f, 2 * sizeof(*f)))
-		return -EFAULT;
-	unsafe_get_user(a, f, fault);
-	unsafe_get_user(b, f + 1, fault);
-	user_access_end();
-	*next = a;
-	*ret = b;
-	return 0;
-fault:
-	user_access_end();
-	return -EFAULT;
-}
-#else
-static __always_inline int skyprof_get_frame64(const u64 __user *f, u64 *next, u64 *ret)
-{
-	if (__get_user(*next, f) || __get_user(*ret, f + 1))
-		return -EFAULT;
-	return 0;
-}
-
-static __always_inline int skyprof_get_frame32(const u32 __user *f, u32 *next, u32 *ret)
-{
-	if (__get_user(*next, f) || __get_user(*ret, f + 1))
-		return -EFAULT;
-	return 0;
+	*flags |= SKYPROF_SF_USTACK_FAULT;
+	return n;
 }
 #endif
 
 /*
- * One {saved fp, return address} frame of HALF-byte words at fp, with
- * pagefaults disabled by the caller. Outside NMI (cpu-clock and hrtimer
- * ticks, sched_switch: all with interrupts off, so the mm is never half
- * switched) plain user loads do it: a fault returns an error instead of
- * sleeping, and each is one load, where the NMI-safe copy is a call doing
- * a byte-wise string copy per frame (under TCG, 32-deep stacks at 9999 Hz:
- * the walk cost 17 % of the CPU with the copy). In NMI (hardware cycles)
- * only the NMI-safe copy may be used (compat.md 4.4).
+ * One {saved fp, return address} frame of HALF-byte words at fp, pagefaults
+ * disabled by the caller: in NMI (hardware cycles) only the NMI-safe copy
+ * may be used (compat.md 4.4); elsewhere, on kernels without
+ * user_access_begin, __get_user.
  */
 static __always_inline bool skyprof_read_frame(unsigned long fp, unsigned int half,
 					       unsigned long *next, unsigned long *ret)
@@ -122,19 +143,38 @@ static __always_inline bool skyprof_read_frame(unsigned long fp, unsigned int ha
 	} w;
 	int err;
 
-	if (!skyprof_user_range_ok(fp, 2 * half))
-		return false;
 	if (in_nmi())
 		err = skyprof_copy_user_nmi(&w, (const void __user *)fp, 2 * half) ? -EFAULT : 0;
 	else if (half == 8)
-		err = skyprof_get_frame64((const u64 __user *)fp, &w.q[0], &w.q[1]);
+		err = __get_user(w.q[0], (const u64 __user *)fp) ||
+		      __get_user(w.q[1], (const u64 __user *)fp + 1);
 	else
-		err = skyprof_get_frame32((const u32 __user *)fp, &w.d[0], &w.d[1]);
+		err = __get_user(w.d[0], (const u32 __user *)fp) ||
+		      __get_user(w.d[1], (const u32 __user *)fp + 1);
 	if (err)
 		return false;
 	*next = half == 8 ? w.q[0] : w.d[0];
 	*ret = half == 8 ? w.q[1] : w.d[1];
 	return true;
+}
+
+static unsigned int skyprof_walk_framewise(unsigned long fp, unsigned long sp,
+					   unsigned int half, u64 *ips, unsigned int n,
+					   unsigned int max, u32 *flags)
+{
+	unsigned long top = TASK_SIZE - 2 * half;
+
+	while (fp && skyprof_frame_ok(fp, sp, half, top)) {
+		unsigned long next, ret;
+
+		if (!skyprof_read_frame(fp, half, &next, &ret)) {
+			*flags |= SKYPROF_SF_USTACK_FAULT;
+			break;
+		}
+		if (!skyprof_fp_step(&fp, &sp, next, ret, ips, &n, max, flags))
+			break;
+	}
+	return n;
 }
 
 /*
@@ -161,27 +201,12 @@ unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int m
 	half = 4;
 #endif
 	pagefault_disable();
-	while (fp) {
-		unsigned long next, ret;
-
-		if (fp < sp || (fp & (half - 1)))
-			break;
-		if (!skyprof_read_frame(fp, half, &next, &ret)) {
-			*flags |= SKYPROF_SF_USTACK_FAULT;
-			break;
-		}
-		if (!ret)
-			break;
-		if (n >= max) {
-			*flags |= SKYPROF_SF_USTACK_TRUNC;
-			break;
-		}
-		ips[n++] = ret;
-		if (next <= fp)
-			break;
-		sp = fp;
-		fp = next;
-	}
+#ifdef SKYPROF_HAVE_USER_ACCESS_BEGIN
+	if (!in_nmi())
+		n = skyprof_walk_window(fp, sp, half, ips, n, max, flags);
+	else
+#endif
+		n = skyprof_walk_framewise(fp, sp, half, ips, n, max, flags);
 	pagefault_enable();
 	return n;
 }
