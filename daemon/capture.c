@@ -223,6 +223,31 @@ int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t
 	return resolve_targets(c, o, cmd_tgid, cmd_cgroup, tgids);
 }
 
+/*
+ * The ring size when none was asked for. Frame-pointer records are a few
+ * hundred bytes, and the module's default ring (SKYPROF_RING_PAGES_DEFAULT)
+ * holds seconds of them. A --dwarf record carries its stack copy: at 999 Hz
+ * with 8 KiB copies the default holds about 0.1 s, less than the daemon may
+ * spend on its first sight of a process (maps, ELF files, CFI). Such a
+ * session gets a ring that holds half a second of samples, within the
+ * module's limit.
+ */
+static uint32_t default_ring_pages(const struct capture *c, const struct record_opts *o)
+{
+	uint64_t rec, bytes, pages = SKYPROF_RING_PAGES_DEFAULT;
+	uint32_t max = c->info.ring_pages_max ? c->info.ring_pages_max : SKYPROF_RING_PAGES_MAX;
+	long psz = sysconf(_SC_PAGESIZE);
+
+	if (o->offcpu || !o->ustack_bytes || !o->freq || psz <= 0)
+		return 0;
+	rec = sizeof(struct skyprof_sample) + sizeof(struct skyprof_user_regs) + o->ustack_bytes +
+	      2 * 8 * (o->max_depth ? o->max_depth : SKYPROF_MAX_DEPTH_DEFAULT);
+	bytes = (uint64_t)o->freq * rec / 2;
+	while (pages * (uint64_t)psz < bytes && pages < max)
+		pages *= 2;
+	return pages > SKYPROF_RING_PAGES_DEFAULT && pages <= max ? (uint32_t)pages : 0;
+}
+
 int capture_session_opts(struct capture *c, const struct record_opts *o)
 {
 	struct control_session_opts *s = &c->sopts;
@@ -242,7 +267,7 @@ int capture_session_opts(struct capture *c, const struct record_opts *o)
 		   (o->no_user ? 0 : SKYPROF_F_USER_STACK);
 	s->max_depth = o->max_depth;
 	s->ustack_bytes = o->ustack_bytes;
-	s->ring_pages = o->ring_pages;
+	s->ring_pages = o->ring_pages ? o->ring_pages : default_ring_pages(c, o);
 	s->budget_pct = o->budget_pct;
 	if (o->offcpu) {
 		/* The module keeps frame-pointer stacks per blocked task, no raw copies. */

@@ -75,7 +75,8 @@ static void usage(FILE *f)
 		"                          for DWARF unwinding of code without frame pointers\n"
 		"  --no-kernel, --no-user  leave out the kernel or the user stack\n"
 		"  --max-depth N           frames per stack (1..%d)\n"
-		"  --ring-pages N          ring size per CPU in pages (power of two)\n"
+		"  --ring-pages N          ring size per CPU in pages (power of two; default\n"
+		"                          %d, with --dwarf enough for half a second)\n"
 		"  -o, --output FILE       write FILE; may be repeated\n"
 		"  -h, --help              this text\n"
 		"\n"
@@ -83,7 +84,8 @@ static void usage(FILE *f)
 		"Exit status: 0 written, "
 		"1 failure, 2 bad usage.\n",
 		OPTS_DEFAULT_OUTPUT, SKYPROF_FREQ_MAX, OPTS_DEFAULT_FREQ,
-		SKYPROF_BUDGET_PCT_DEFAULT, OPTS_DEFAULT_DWARF, SKYPROF_MAX_DEPTH);
+		SKYPROF_BUDGET_PCT_DEFAULT, OPTS_DEFAULT_DWARF, SKYPROF_MAX_DEPTH,
+		SKYPROF_RING_PAGES_DEFAULT);
 }
 
 static volatile sig_atomic_t interrupted;

@@ -148,6 +148,32 @@ static void limits_and_flags(void **state)
 	assert_int_equal(c.sopts.flags, SKYPROF_F_KERNEL_STACK);
 }
 
+/* --dwarf without --ring-pages: a ring for half a second of samples. */
+static void dwarf_ring(void **state)
+{
+	(void)state;
+	module(ALL_CAPS);
+	o.freq = 999;
+	o.ustack_bytes = 8192;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	/* 999 x (8192 + record, regs, 2 x 127 frames) / 2 = 5.6 MB: 2048 pages */
+	assert_int_equal(c.sopts.ring_pages, 2048);
+	o.freq = 99; /* 0.56 MB: the default 256 pages hold it */
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.ring_pages, 0);
+	o.freq = 9999; /* capped to what the module allows */
+	c.info.ring_pages_max = 4096;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.ring_pages, 4096);
+	o.ring_pages = 512; /* asked for: kept */
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.ring_pages, 512);
+	o.ring_pages = 0;
+	o.ustack_bytes = 0; /* frame pointers: the module's default */
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(c.sopts.ring_pages, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +181,7 @@ int main(void)
 		cmocka_unit_test(clocks),
 		cmocka_unit_test(capabilities),
 		cmocka_unit_test(limits_and_flags),
+		cmocka_unit_test(dwarf_ring),
 	};
 
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);
