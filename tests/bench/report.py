@@ -88,6 +88,7 @@ def main():
     ap.add_argument("--host", required=True)
     ap.add_argument("--guest", required=True)
     ap.add_argument("--marks", required=True)
+    ap.add_argument("--icount-guest", help="guest.tsv of the overhead phase under -icount")
     ap.add_argument("--md", required=True)
     ap.add_argument("--json", required=True)
     ap.add_argument("--readme")
@@ -95,6 +96,7 @@ def main():
 
     host = parse_kv(a.host)
     guest = parse_kv(a.guest)
+    iguest = parse_kv(a.icount_guest) if a.icount_guest else []
     marks = read_marks(a.marks)
     first = lambda kind: next((r for r in host + guest if r["kind"] == kind), {})
     machine, genv = first("machine"), first("env")
@@ -159,6 +161,42 @@ def main():
         if x is None or y is None or y <= 0.5:
             return None
         return x / y
+
+    # --- overhead in instruction time (-icount) ---------------------------
+    # The guest clock counts instructions: work per guest second is the
+    # measure, the host's load does not enter it.
+    iwins = {}
+    for r in iguest:
+        if r["kind"] != "window":
+            continue
+        tcpu = num(r.get("tool_cpu_ms"))
+        iwins.setdefault((r["tool"], int(r["hz"]), r["wl"]), []).append({
+            "raw": num(r.get("units_per_s")),
+            "tool_cpu": 100.0 * tcpu / (1000.0 * num(r["secs"]) * gcpus) if tcpu is not None
+            else None})
+    ienv = next((r for r in iguest if r["kind"] == "env"), {})
+
+    def iover(tool, hz, wl):
+        base = [w["raw"] for w in iwins.get(("none", 0, wl), []) if w["raw"]]
+        vals = [w["raw"] for w in iwins.get((tool, hz, wl), []) if w["raw"]]
+        if not base or not vals:
+            return None
+        b = statistics.median(base)
+        return stats([100.0 * (1.0 - v / b) for v in vals])
+
+    ihzs = sorted({k[1] for k in iwins if k[0] != "none"})
+    iov = {(t, hz, wl): iover(t, hz, wl) for t in TOOLS + ["skyprof_dwarf", "perf_dwarf"]
+           for hz in ihzs for wl in ("cpu", "sys")}
+    ibase = {}
+    for wl in ("cpu", "sys"):
+        b = [w["raw"] for w in iwins.get(("none", 0, wl), []) if w["raw"]]
+        if b:
+            med = statistics.median(b)
+            ibase[wl] = stats([100.0 * (v / med - 1.0) for v in b])
+
+    def iovm(tool, hz, wl="cpu"):
+        s_ = iov.get((tool, hz, wl))
+        return s_["median"] if s_ else None
 
     # --- delivery, capacity ----------------------------------------------
     deliv, lost, thr, deliv_run, pthr = {}, {}, {}, {}, {}
@@ -252,6 +290,15 @@ def main():
         "tool_process_cpu_pct": {}, "tool_process_cpu_pct_sys": {},
         "throttled_pct": {},
         "dwarf": {},
+        "icount": {"reps": num(ienv.get("reps")), "window_s": num(ienv.get("window")),
+                   "measure": "work per guest second, guest time counting instructions "
+                              "(QEMU -icount shift=1)",
+                   "overhead_pct": {}, "overhead_spread": {},
+                   "overhead_pct_sys": {}, "overhead_spread_sys": {},
+                   "baseline_spread_pct": ibase,
+                   "ratio": {"skyprof_over_perf": {}, "skyprof_over_bpftrace": {},
+                             "skyprof_over_perf_sys": {}, "skyprof_over_bpftrace_sys": {}},
+                   "tool_process_cpu_pct": {}} if iwins else None,
         "offcpu": offcpu,
         "host": ms,
         "timing": {"total_s": total, "stages_s": stage, "guest_phases_s": phases},
@@ -290,6 +337,24 @@ def main():
                         tc["median"], 2)
     for (tool, hz), v in sorted(thr.items()):
         J["throttled_pct"].setdefault(tool, {})[str(hz)] = round(v, 2)
+    if iwins:
+        I = J["icount"]
+        for (tool, hz, wl), st in sorted(iov.items()):
+            if not st:
+                continue
+            suf = "" if wl == "cpu" else "_sys"
+            I["overhead_pct" + suf].setdefault(tool, {})[str(hz)] = round(st["median"], 2)
+            I["overhead_spread" + suf].setdefault(tool, {})[str(hz)] = [
+                round(st["min"], 2), round(st["max"], 2)]
+            tc = stats([w["tool_cpu"] for w in iwins.get((tool, hz, wl), [])])
+            if tc and wl == "cpu":
+                I["tool_process_cpu_pct"].setdefault(tool, {})[str(hz)] = round(tc["median"], 2)
+        for hz in ihzs:
+            for wl, suf in (("cpu", ""), ("sys", "_sys")):
+                for peer in ("perf", "bpftrace"):
+                    x = ratio(iovm("skyprof", hz, wl), iovm(peer, hz, wl))
+                    I["ratio"][f"skyprof_over_{peer}{suf}"][str(hz)] = (
+                        None if x is None else round(x, 3))
     d = J["dwarf"]
     d["overhead_pct_999"] = {t: (round(ovm(t, 999), 2) if ovm(t, 999) is not None else None)
                              for t in ("skyprof", "skyprof_dwarf", "perf", "perf_dwarf")}
@@ -361,6 +426,34 @@ def main():
         bs = base_spread.get((wl, measure))
         w(f"\nNo profiler: the repetitions spread {fmt_stat(bs, 1, ' %')} around their median "
           "(the noise floor; a ratio is n/a where the peer's overhead is ≤ 0.5 %).\n")
+
+    if iwins:
+        w("## Overhead in instruction time (QEMU -icount)\n")
+        w(f"The same overhead phase in a second guest run with `-icount shift=1`: the guest's "
+          "clock advances with the instructions it executes, so work per guest second counts "
+          "how many of the guest's instructions went to the workload, and the host's load "
+          "does not enter the figure. Every instruction weighs the same here (on hardware a "
+          "cache miss or a serializing instruction costs more than an add); the TCG tables "
+          f"above weigh them by host time instead. {ienv.get('reps')} interleaved repetitions, "
+          f"{ienv.get('window')} s windows.\n")
+        for wl, title in (("cpu", "CPU-bound"), ("sys", "syscall-heavy")):
+            w(f"| {title}, Hz | skyprof | perf record -g | bpftrace | skyprof / perf | "
+              "skyprof / bpftrace |")
+            w("|---:|---:|---:|---:|---:|---:|")
+            suf = "" if wl == "cpu" else "_sys"
+            for hz in ihzs:
+                cells = [fmt_stat(iov.get((t, hz, wl)), 1, " %") for t in TOOLS]
+                r1 = J["icount"]["ratio"]["skyprof_over_perf" + suf].get(str(hz))
+                r2 = J["icount"]["ratio"]["skyprof_over_bpftrace" + suf].get(str(hz))
+                w(f"| {hz} | {' | '.join(cells)} | {fmt(r1, 2)} | {fmt(r2, 2)} |")
+            w(f"\nNo profiler: the repetitions spread {fmt_stat(ibase.get(wl), 1, ' %')} around "
+              "their median.\n")
+        w("| CPU-bound, 999 Hz | overhead |")
+        w("|---|---:|")
+        for t, name in (("skyprof_dwarf", "skyprof --dwarf=8192"),
+                        ("perf_dwarf", "perf --call-graph dwarf,8192")):
+            w(f"| {name} | {fmt_stat(iov.get((t, 999, 'cpu')), 1, ' %')} |")
+        w("")
 
     w("## Samples delivered and lost (both CPUs busy)\n")
     w("Delivered = the workload's samples as the tool reported them / (Hz × the CPU-seconds "
@@ -486,6 +579,19 @@ def main():
                 T.append(f"| {hz} | {' | '.join(cells)} | "
                          f"{fmt(J['ratio']['skyprof_over_perf'].get(str(hz)), 2)} | "
                          f"{fmt(J['ratio']['skyprof_over_bpftrace'].get(str(hz)), 2)} |")
+            if iwins:
+                T += ["",
+                      "The same in instruction time (QEMU `-icount`: the guest clock counts "
+                      "instructions, so the host's load drops out; the cleaner comparison):",
+                      "",
+                      "| CPU-bound, Hz per CPU | skyprof | perf record -g | bpftrace | "
+                      "skyprof / perf | skyprof / bpftrace |",
+                      "|---:|---:|---:|---:|---:|---:|"]
+                for hz in ihzs:
+                    cells = [fmt_stat(iov.get((t, hz, "cpu")), 1, " %") for t in TOOLS]
+                    T.append(f"| {hz} | {' | '.join(cells)} | "
+                             f"{fmt(J['icount']['ratio']['skyprof_over_perf'].get(str(hz)), 2)} | "
+                             f"{fmt(J['icount']['ratio']['skyprof_over_bpftrace'].get(str(hz)), 2)} |")
             T += ["",
                   f"Capacity (< 1 % lost, {cap_secs} s, both CPUs busy): skyprof "
                   f"{cap.get('skyprof', 'n/a')} Hz, perf {cap.get('perf', 'n/a')} Hz. "
@@ -505,6 +611,11 @@ def main():
             f"{t} {fmt(ovm(t, hz), 1, '%')}" for t in TOOLS) +
             f"; skyprof/perf {fmt(J['ratio']['skyprof_over_perf'].get(str(hz)), 2)}, "
             f"skyprof/bpftrace {fmt(J['ratio']['skyprof_over_bpftrace'].get(str(hz)), 2)}")
+    for hz in ihzs:
+        print(f"  {hz:>5} Hz overhead (cpu, -icount): " + ", ".join(
+            f"{t} {fmt(iovm(t, hz), 1, '%')}" for t in TOOLS) +
+            f"; skyprof/perf {fmt(J['icount']['ratio']['skyprof_over_perf'].get(str(hz)), 2)}, "
+            f"skyprof/bpftrace {fmt(J['icount']['ratio']['skyprof_over_bpftrace'].get(str(hz)), 2)}")
     print(f"  capacity: skyprof {cap.get('skyprof', 'n/a')} Hz, perf {cap.get('perf', 'n/a')} Hz")
     print(f"  host: {fmt(mmed('aggregate.samples_per_s'), 0)} records/s, pprof 1M "
           f"{fmt(mmed('pprof.encode_s'), 2)} s, RSS {fmt(mmed('rss.peak_mib'), 1)} MiB, "
