@@ -74,6 +74,10 @@ struct grpc_conn {
 	 * protocol violation by the peer, and the peer's GOAWAY. */
 	char h2_error[160];
 	char goaway[160];
+	/* The error code of a GOAWAY nghttp2 sent for us: it ended the session
+	 * over a violation it found (a connection window overrun, a frame too
+	 * big), which it reports to nobody else. */
+	uint32_t goaway_ours;
 };
 
 static uint64_t now_ms(void)
@@ -248,6 +252,7 @@ static void clear_why(struct grpc_conn *c)
 {
 	c->h2_error[0] = 0;
 	c->goaway[0] = 0;
+	c->goaway_ours = 0;
 }
 
 void grpc_conn_free(struct grpc_conn *c)
@@ -514,9 +519,13 @@ static int frame_send_cb(nghttp2_session *s, const nghttp2_frame *f, void *u)
  */
 static int before_frame_send_cb(nghttp2_session *s, const nghttp2_frame *f, void *u)
 {
+	struct grpc_conn *c = u;
 	struct call *call = call_of(u, f->hd.stream_id);
 
 	(void)s;
+	if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR &&
+	    !c->goaway_ours)
+		c->goaway_ours = f->goaway.error_code;
 	if (call && f->hd.type == NGHTTP2_RST_STREAM &&
 	    f->rst_stream.error_code != NGHTTP2_NO_ERROR &&
 	    f->rst_stream.error_code != NGHTTP2_CANCEL)
@@ -665,6 +674,9 @@ static void broken_why(const struct grpc_conn *c, int r, char *out, size_t outle
 		snprintf(out, outlen, "the server sent GOAWAY (%s)", c->goaway);
 	else if (c->h2_error[0])
 		snprintf(out, outlen, "the server broke HTTP/2: %s", c->h2_error);
+	else if (c->goaway_ours)
+		snprintf(out, outlen, "the server broke HTTP/2 (%s), we sent GOAWAY",
+			 nghttp2_http2_strerror(c->goaway_ours));
 	else if (r == -ECONNRESET && c->eof)
 		snprintf(out, outlen, "the server closed the connection");
 	else

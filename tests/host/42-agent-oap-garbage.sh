@@ -46,12 +46,15 @@ declare -A expect=(
 	[huge-real]='message of 8388608 bytes is over our 4194304-byte limit'
 	[big-valid]='answer \([0-9]+ bytes\) does not decode as skywalking.v3.EBPFReportProcessDownstream'
 	[endless]='no complete answer within 2000 ms \([0-9]+ bytes of DATA'
-	# which of the two nghttp2 sees first depends on how fast the agent
-	# writes (the ASan build is slower): the stream's window broken, or the
-	# RST_STREAMs it queues for the DATA that keeps coming after the reset;
-	# 'Flooding' is also what ping/settings floods give, so this one is
-	# looked for only in the log lines of the dataflood window (in_window)
-	[dataflood]='stream reset by us \(FLOW_CONTROL_ERROR\)|Flooding was detected'
+	# which of the three nghttp2 sees first depends on how fast the agent
+	# reads and writes (the ASan build is slower): the stream's window
+	# broken (our RST_STREAM), the connection's window broken (our GOAWAY:
+	# the agent reads until the socket is dry before it writes the window
+	# updates), or the RST_STREAMs it queues for the DATA that keeps coming
+	# after the reset; 'Flooding' is also what ping/settings floods give, so
+	# this one is looked for only in the log lines of the dataflood window
+	# (in_window)
+	[dataflood]='stream reset by us \(FLOW_CONTROL_ERROR\)|broke HTTP/2 \(FLOW_CONTROL_ERROR\), we sent GOAWAY|Flooding was detected'
 	[headerflood]='Too many CONTINUATION frames'
 	[emptydata]='DEADLINE_EXCEEDED: no answer within 2000 ms'
 	[priorityflood]='DEADLINE_EXCEEDED|broke HTTP/2'

@@ -30,6 +30,7 @@ enum behaviour {
 	GOAWAY_AT_ONCE,	  /* SETTINGS, GOAWAY(PROTOCOL_ERROR, "bye") */
 	HUGE_PREFIX,	  /* HEADERS, a message prefix claiming 4 GiB - 1 */
 	WINDOW_OVERRUN,	  /* HEADERS, DATA past the stream's window, then FIN */
+	FRAME_TOO_BIG,	  /* HEADERS, a DATA frame over SETTINGS_MAX_FRAME_SIZE */
 };
 
 struct server {
@@ -136,6 +137,13 @@ static void *serve(void *arg)
 			if (put(fd, buf, 9 + 16384))
 				break;
 		shutdown(fd, SHUT_WR);
+		break;
+	case FRAME_TOO_BIG:
+		/* 20000 bytes: over the 16384 the client allows (its default) */
+		n += response_headers(buf + n);
+		n += frame(buf + n, 20000, 0 /* DATA */, 0, 1);
+		memset(buf + n, 0, 20000);
+		put(fd, buf, n + 20000);
 		break;
 	case HUGE_PREFIX:
 		n += response_headers(buf + n);
@@ -287,6 +295,29 @@ static void window_overrun_is_named(void **state)
 	grpc_result_free(&res);
 }
 
+/*
+ * A violation nghttp2 answers with its own GOAWAY (here FRAME_SIZE_ERROR;
+ * in 42-agent-oap-garbage's dataflood mode FLOW_CONTROL_ERROR for the
+ * connection's window) ends the session without an error from the read:
+ * the log says which rule the server broke, not "Connection reset by peer".
+ */
+static void our_goaway_is_named(void **state)
+{
+	struct grpc_result res;
+	struct server s;
+	int r;
+
+	(void)state;
+	server_start(&s, FRAME_TOO_BIG);
+	r = call_once(&s, 4000, &res);
+	server_stop(&s);
+	print_message("%d: %s: %s\n", r, grpc_code_name(res.code), res.message);
+	assert_int_not_equal(r, 0);
+	assert_non_null(
+		strstr(res.message, "the server broke HTTP/2 (FRAME_SIZE_ERROR), we sent GOAWAY"));
+	grpc_result_free(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +325,7 @@ int main(void)
 		cmocka_unit_test(goaway_is_reported),
 		cmocka_unit_test(huge_prefix_is_refused),
 		cmocka_unit_test(window_overrun_is_named),
+		cmocka_unit_test(our_goaway_is_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
