@@ -35,18 +35,23 @@ stop_pid "$AGENT_PID"
 grep -E "warn|error" "$OUT/agent.log" | head -10 || true
 "$PY" "$CHECK_UPLOAD" "$OUT/oap.jsonl" "$OUT/agent.log" --target ON_CPU \
 	--symbols main,outer,middle,spin_leaf --leaf spin_leaf --max-first-upload 12
-# the drain against the flushes: no flush dropped, and the longest pause
-# between two drains shorter than the longest flush (symbolization) when
-# that took long enough to tell
+# the drain against the flushes: no flush dropped, and the drain's hand-off
+# of a flush to the worker (the time it spent in flush(), which would hold
+# the symbolization if the drain waited for it) well under the longest flush
+# when that took long enough to tell. The longest pause between two drains
+# is printed, not judged: a vCPU the host starves stretches it (1577 ms on
+# a CI host running three guests), whatever the code does.
 sum=$(grep -E "task [0-9a-f]+ ON_CPU pid $wl_pid finished" "$OUT/agent.log")
 pause=$(echo "$sum" | sed -nE 's/.*longest pause ([0-9]+) ms.*/\1/p')
+handoff=$(echo "$sum" | sed -nE 's/.*hand-off ([0-9]+) ms.*/\1/p')
 dropped=$(echo "$sum" | sed -nE 's/.*flushes dropped ([0-9]+) .*/\1/p')
 flush=$(sed -nE 's/.*agent exit: flushes: .* longest ([0-9]+) ms,.*/\1/p' "$OUT/agent.log")
-echo "drain: longest pause ${pause:-?} ms; longest flush ${flush:-?} ms; flushes dropped ${dropped:-?}"
-[ -n "$pause" ] && [ -n "$flush" ] && [ "$dropped" = 0 ] ||
+echo "drain: longest pause ${pause:-?} ms, longest hand-off ${handoff:-?} ms;" \
+	"longest flush ${flush:-?} ms; flushes dropped ${dropped:-?}"
+[ -n "$pause" ] && [ -n "$handoff" ] && [ -n "$flush" ] && [ "$dropped" = 0 ] ||
 	{ echo "FAIL: no drain/flush numbers, or flushes dropped"; exit 1; }
-if [ "$flush" -ge 1000 ] && [ "$pause" -ge "$flush" ]; then
-	echo "FAIL: the drain paused ${pause} ms, as long as a flush (${flush} ms)"
+if [ "$flush" -ge 1000 ] && [ $((handoff * 2)) -ge "$flush" ]; then
+	echo "FAIL: handing a flush over took ${handoff} ms, half a flush (${flush} ms) or more"
 	exit 1
 fi
 echo "PASS: the drain did not wait for the flushes"
