@@ -206,6 +206,19 @@ static int call_once(struct server *s, uint32_t timeout_ms, struct grpc_result *
 	return r;
 }
 
+/* One call against a server behaving as b, the answer printed. */
+static int call_against(enum behaviour b, uint32_t timeout_ms, struct grpc_result *res)
+{
+	struct server s;
+	int r;
+
+	server_start(&s, b);
+	r = call_once(&s, timeout_ms, res);
+	server_stop(&s);
+	print_message("%d: %s: %s\n", r, grpc_code_name(res->code), res->message);
+	return r;
+}
+
 /*
  * The call's deadline holds while the socket never runs dry: empty DATA
  * frames cost no window, so flow control never stops them. The read loop
@@ -241,14 +254,9 @@ static void deadline_holds_under_a_frame_flood(void **state)
 static void goaway_is_reported(void **state)
 {
 	struct grpc_result res;
-	struct server s;
-	int r;
 
 	(void)state;
-	server_start(&s, GOAWAY_AT_ONCE);
-	r = call_once(&s, 2000, &res);
-	server_stop(&s);
-	print_message("%d: %s\n", r, res.message);
+	(void)call_against(GOAWAY_AT_ONCE, 2000, &res);
 	assert_non_null(strstr(res.message, "GOAWAY (PROTOCOL_ERROR: bye)"));
 	grpc_result_free(&res);
 }
@@ -257,14 +265,10 @@ static void goaway_is_reported(void **state)
 static void huge_prefix_is_refused(void **state)
 {
 	struct grpc_result res;
-	struct server s;
 	int r;
 
 	(void)state;
-	server_start(&s, HUGE_PREFIX);
-	r = call_once(&s, 2000, &res);
-	server_stop(&s);
-	print_message("%d: %s: %s\n", r, grpc_code_name(res.code), res.message);
+	r = call_against(HUGE_PREFIX, 2000, &res);
 	assert_int_equal(r, 0);
 	assert_int_equal(res.code, GRPC_RESOURCE_EXHAUSTED);
 	assert_true(res.local);
@@ -283,14 +287,9 @@ static void huge_prefix_is_refused(void **state)
 static void window_overrun_is_named(void **state)
 {
 	struct grpc_result res;
-	struct server s;
-	int r;
 
 	(void)state;
-	server_start(&s, WINDOW_OVERRUN);
-	r = call_once(&s, 4000, &res);
-	server_stop(&s);
-	print_message("%d: %s: %s\n", r, grpc_code_name(res.code), res.message);
+	(void)call_against(WINDOW_OVERRUN, 4000, &res);
 	assert_non_null(strstr(res.message, "stream reset by us (FLOW_CONTROL_ERROR)"));
 	grpc_result_free(&res);
 }
@@ -304,14 +303,10 @@ static void window_overrun_is_named(void **state)
 static void our_goaway_is_named(void **state)
 {
 	struct grpc_result res;
-	struct server s;
 	int r;
 
 	(void)state;
-	server_start(&s, FRAME_TOO_BIG);
-	r = call_once(&s, 4000, &res);
-	server_stop(&s);
-	print_message("%d: %s: %s\n", r, grpc_code_name(res.code), res.message);
+	r = call_against(FRAME_TOO_BIG, 4000, &res);
 	assert_int_not_equal(r, 0);
 	assert_non_null(
 		strstr(res.message, "the server broke HTTP/2 (FRAME_SIZE_ERROR), we sent GOAWAY"));
