@@ -137,10 +137,16 @@ static uint64_t hash_sample(const struct sp_sample *s, uint16_t gen)
 
 static bool same_stack(const struct stack_entry *e, const struct sp_sample *s, uint16_t gen)
 {
+	if (e->tgid != s->tgid || e->tid != s->tid || e->gen != gen ||
+	    e->nr_kernel != s->nr_kernel || e->nr_user != s->nr_user)
+		return false;
+	/* A record from the ring holds both stacks back to back, as the
+	 * entry does: one comparison instead of two library calls. */
+	if (s->nr_kernel && s->nr_user && s->user_ips == s->kernel_ips + s->nr_kernel)
+		return !memcmp(e->ips, s->kernel_ips,
+			       ((size_t)s->nr_kernel + s->nr_user) * sizeof(uint64_t));
 	/* memcmp only with a length: an empty stack may come as NULL. */
-	return e->tgid == s->tgid && e->tid == s->tid && e->gen == gen &&
-	       e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
-	       (!s->nr_kernel || !memcmp(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t))) &&
+	return (!s->nr_kernel || !memcmp(e->ips, s->kernel_ips, s->nr_kernel * sizeof(uint64_t))) &&
 	       (!s->nr_user ||
 		!memcmp(e->ips + s->nr_kernel, s->user_ips, s->nr_user * sizeof(uint64_t)));
 }
@@ -322,7 +328,8 @@ static int sample_gen(struct profile *p, const struct sp_sample *s, uint16_t *ge
 	e = pid_slot(p, s->tgid, &fresh);
 	if (!e)
 		return -ENOMEM;
-	if (fresh || (leader && ((e->have_comm && strncmp(e->comm, s->comm, sizeof(e->comm))) ||
+	/* comm is NUL padded (decode.c): a fixed-size compare, no strncmp call. */
+	if (fresh || (leader && ((e->have_comm && memcmp(e->comm, s->comm, sizeof(e->comm))) ||
 				 s->time_ns > e->checked_ns + EXEC_RECHECK_NS))) {
 		e->gen = symbolizer_exec_check(p->sym, s->tgid); /* a gone pid is no error */
 		e->checked_ns = s->time_ns;

@@ -203,8 +203,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "work: bad arguments\n");
 		return 2;
 	}
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
-		    0);
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (stop == MAP_FAILED || pipe(fds) || pipe(ready) || pipe(go))
 		return 1;
 	signal(SIGTERM, on_term);

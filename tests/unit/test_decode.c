@@ -133,6 +133,19 @@ static void comm_always_terminated(void **state)
 	assert_string_equal(s.comm, "ab");
 	for (size_t i = 2; i < sizeof(s.comm); i++)
 		assert_int_equal(s.comm[i], 0);
+	/* The first NUL anywhere, in either half (the copy goes by words);
+	 * high-bit bytes before it are kept as they are. */
+	for (size_t nul = 0; nul < 16; nul++) {
+		for (size_t i = 0; i < 16; i++)
+			buf[OFF_COMM + i] =
+				i < nul ? (char)(i & 1 ? 0x80 : 0x01) : (char)(i == nul ? 0 : 'j');
+		assert_int_equal(run(buf, n, &s, &sz, NULL), DECODE_SAMPLE);
+		assert_int_equal(strlen(s.comm), nul);
+		for (size_t i = 0; i < nul; i++)
+			assert_int_equal((unsigned char)s.comm[i], i & 1 ? 0x80 : 0x01);
+		for (size_t i = nul; i < sizeof(s.comm); i++)
+			assert_int_equal(s.comm[i], 0);
+	}
 }
 
 static void truncated_rejected(void **state)
