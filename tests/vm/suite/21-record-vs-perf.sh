@@ -17,7 +17,10 @@ command -v perf >/dev/null || { echo "skip: perf not installed in the guest"; ex
 perf --version >/dev/null 2>&1 || { echo "skip: perf does not run on $(uname -r)"; exit 77; }
 cd "$OUT"
 
-"$wl" 16 </dev/null &
+# Longer than the run needs (it is killed after): on a loaded host perf's
+# start-up took seconds of guest time, the 16 s it used to get ended before
+# perf's 12 s did and perf returned the failure of a vanished target.
+"$wl" 120 </dev/null &
 wl_pid=$!
 sleep 1 # past the C runtime's start-up
 perf record -q -e cpu-clock -F 99 -g -p "$wl_pid" -o perf.data -- sleep 12 </dev/null \
