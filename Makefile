@@ -25,6 +25,7 @@ help:
 	@echo "make checkpatch the kernel's checkpatch.pl --strict over kmod/ and include/uapi/"
 	@echo "make demo       boot a guest, load the module, profile a workload"
 	@echo "make bench      benchmarks against perf and bpftrace (not part of check)"
+	@echo "make insnprof   the QEMU plugin counting guest instructions per block (tests/bench/insnprof.c)"
 	@echo "make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS=..]   the libFuzzer targets (tests/fuzz), N s each"
 	@echo "make fuzz-genl [FUZZ_GENL_SECONDS=600]   the in-guest genl fuzzer, long"
 	@echo "make stress [KERNELS=..]   the stress suite at full counts on every kernel"

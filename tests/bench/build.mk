@@ -24,3 +24,12 @@ $(BUILD)/bench/micro: tests/bench/micro.c $(BUILD)/libskyprof.a tests/bench/buil
 $(BUILD)/bench/bpfcount: tests/bench/bpfcount.c tests/bench/build.mk
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o $@ $<
+
+# A development tool, not used by make bench: a QEMU TCG plugin counting the
+# guest's instructions per translated block (tests/bench/insnprof.c).
+.PHONY: insnprof
+insnprof: $(BUILD)/bench/insnprof.so
+
+$(BUILD)/bench/insnprof.so: tests/bench/insnprof.c tests/bench/build.mk
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread
