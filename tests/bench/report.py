@@ -199,30 +199,36 @@ def main():
         return s_["median"] if s_ else None
 
     # --- delivery, capacity ----------------------------------------------
-    deliv, lost, thr, deliv_run, pthr = {}, {}, {}, {}, {}
-    for r in guest:
-        if r["kind"] not in ("delivery", "capacity"):
-            continue
-        tool, hz = r["tool"], int(r["hz"])
-        s, ws, l = num(r["samples"]), num(r.get("work_samples")), num(r["lost"])
-        t, wsecs = num(r.get("throttled")), num(r.get("worker_secs"))
-        if ws is None or ws < 0 or not wsecs:
-            continue
-        key = (tool, hz)
-        if key in deliv and r["kind"] == "capacity":
-            continue  # the delivery run's figure stays; capacity adds other rates
-        # The workload's own samples against Hz x the CPU-seconds its
-        # workers ran (they measure their own time in the guest).
-        deliv[key] = 100.0 * ws / (hz * wsecs)
-        lost[key] = None if tool == "bpftrace" or l is None or l < 0 or s is None or s < 0 else (
-            100.0 * l / (s + l) if s + l else 0.0)
-        if tool == "perf":
-            pthr[key] = num(r.get("perf_throttles"))
-        if tool == "skyprof" and t is not None and s is not None and s >= 0:
-            thr[key] = 100.0 * t / (s + t + (l or 0)) if s + t else 0.0
-        cpu_s, wall_s = window_cpu(marks, r["id"])
-        if cpu_s and wall_s:
-            deliv_run[key] = 100.0 * cpu_s / wall_s / gcpus
+    def delivery(rows, with_marks):
+        deliv, lost, thr, deliv_run, pthr = {}, {}, {}, {}, {}
+        for r in rows:
+            if r["kind"] not in ("delivery", "capacity"):
+                continue
+            tool, hz = r["tool"], int(r["hz"])
+            s, ws, l = num(r["samples"]), num(r.get("work_samples")), num(r["lost"])
+            t, wsecs = num(r.get("throttled")), num(r.get("worker_secs"))
+            if ws is None or ws < 0 or not wsecs:
+                continue
+            key = (tool, hz)
+            if key in deliv and r["kind"] == "capacity":
+                continue  # the delivery run's figure stays; capacity adds other rates
+            # The workload's own samples against Hz x the CPU-seconds its
+            # workers ran (they measure their own time in the guest).
+            deliv[key] = 100.0 * ws / (hz * wsecs)
+            lost[key] = None if tool == "bpftrace" or l is None or l < 0 or s is None or s < 0 else (
+                100.0 * l / (s + l) if s + l else 0.0)
+            if tool == "perf":
+                pthr[key] = num(r.get("perf_throttles"))
+            if tool == "skyprof" and t is not None and s is not None and s >= 0:
+                thr[key] = 100.0 * t / (s + t + (l or 0)) if s + t else 0.0
+            if with_marks:
+                cpu_s, wall_s = window_cpu(marks, r["id"])
+                if cpu_s and wall_s:
+                    deliv_run[key] = 100.0 * cpu_s / wall_s / gcpus
+        return deliv, lost, thr, deliv_run, pthr
+
+    deliv, lost, thr, deliv_run, pthr = delivery(guest, True)
+    ideliv, ilost, ithr, _, ipthr = delivery(iguest, False)
     cap = {r["tool"]: int(r["hz"]) for r in guest if r["kind"] == "capacity_result"}
     cap_freqs = next((r["freqs"].replace(",", ", ") for r in guest if r["kind"] == "capacity_result"), None)
     cap_secs = next((r["secs"] for r in guest if r["kind"] == "capacity_result"), None)
@@ -355,6 +361,16 @@ def main():
                     x = ratio(iovm("skyprof", hz, wl), iovm(peer, hz, wl))
                     I["ratio"][f"skyprof_over_{peer}{suf}"][str(hz)] = (
                         None if x is None else round(x, 3))
+        for (tool, hz), v in sorted(ideliv.items()):
+            I.setdefault("delivered_pct", {}).setdefault(tool, {})[str(hz)] = round(v, 2)
+            I.setdefault("lost_pct", {}).setdefault(tool, {})[str(hz)] = (
+                None if ilost[(tool, hz)] is None else round(ilost[(tool, hz)], 3))
+            if (tool, hz) in ithr:
+                I.setdefault("throttled_pct", {}).setdefault(tool, {})[str(hz)] = round(
+                    ithr[(tool, hz)], 2)
+            if (tool, hz) in ipthr:
+                I.setdefault("perf_throttle_records", {}).setdefault(tool, {})[str(hz)] = (
+                    ipthr[(tool, hz)])
     d = J["dwarf"]
     d["overhead_pct_999"] = {t: (round(ovm(t, 999), 2) if ovm(t, 999) is not None else None)
                              for t in ("skyprof", "skyprof_dwarf", "perf", "perf_dwarf")}
@@ -454,6 +470,20 @@ def main():
                         ("perf_dwarf", "perf --call-graph dwarf,8192")):
             w(f"| {name} | {fmt_stat(iov.get((t, 999, 'cpu')), 1, ' %')} |")
         w("")
+        if ideliv:
+            w("Samples delivered in instruction time, both CPUs busy (as in the table below: "
+              "the workload's samples / (Hz × the CPU-seconds its processes ran)). Here a "
+              "timer fires on time in guest time whatever the host does, so 100 % is the "
+              "mark; skyprof's throttled = ticks its time budget (default 5 % of a CPU) "
+              "skipped.\n")
+            w("| tool | Hz | seconds | delivered | lost | throttled (skyprof: ticks; perf: THROTTLE records) |")
+            w("|---|---:|---:|---:|---:|---:|")
+            isecs = {(r["tool"], int(r["hz"])): r["secs"] for r in iguest if r["kind"] == "delivery"}
+            for k in sorted(ideliv.keys(), key=lambda k: (TOOLS.index(k[0]), k[1])):
+                w(f"| {k[0]} | {k[1]} | {isecs.get(k)} | {fmt(ideliv[k], 1, ' %')} | "
+                  f"{fmt(ilost[k], 2, ' %') if ilost[k] is not None else 'n/a'} | "
+                  f"{fmt(ithr.get(k), 1, ' %') if k in ithr else (fmt(ipthr.get(k), 0) if k in ipthr else '')} |")
+            w("")
 
     w("## Samples delivered and lost (both CPUs busy)\n")
     w("Delivered = the workload's samples as the tool reported them / (Hz × the CPU-seconds "
