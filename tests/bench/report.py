@@ -365,6 +365,12 @@ def main():
             I.setdefault("delivered_pct", {}).setdefault(tool, {})[str(hz)] = round(v, 2)
             I.setdefault("lost_pct", {}).setdefault(tool, {})[str(hz)] = (
                 None if ilost[(tool, hz)] is None else round(ilost[(tool, hz)], 3))
+            if tool == "skyprof":
+                r_ = next((r for r in iguest if r["kind"] == "delivery" and r["tool"] == tool
+                           and int(r["hz"]) == hz), None)
+                if r_ and num(r_["samples"]) and num(r_["secs"]):
+                    I.setdefault("captured_all_tasks_pct", {}).setdefault(tool, {})[str(hz)] = round(
+                        100.0 * num(r_["samples"]) / (hz * num(r_["secs"]) * gcpus), 2)
             if (tool, hz) in ithr:
                 I.setdefault("throttled_pct", {}).setdefault(tool, {})[str(hz)] = round(
                     ithr[(tool, hz)], 2)
@@ -476,11 +482,23 @@ def main():
               "timer fires on time in guest time whatever the host does, so 100 % is the "
               "mark; skyprof's throttled = ticks its time budget (default 5 % of a CPU) "
               "skipped.\n")
-            w("| tool | Hz | seconds | delivered | lost | throttled (skyprof: ticks; perf: THROTTLE records) |")
-            w("|---|---:|---:|---:|---:|---:|")
+            w("skyprof's captured = all its samples, every task, / (Hz × seconds × CPUs): its "
+              "clock skips idle CPUs, and outside the run the CPUs were idle but for the tools "
+              "starting and stopping, so this is close to the share of the run's ticks it "
+              "turned into samples (those edges can take it a little over 100 %); the "
+              "workload's share is lower by "
+              "the time other tasks (the daemon itself, kernel threads) had the CPUs. perf and "
+              "bpftrace also sample idle CPUs before and after the run: no such figure.\n")
+            w("| tool | Hz | seconds | delivered | captured, all tasks | lost | throttled (skyprof: ticks; perf: THROTTLE records) |")
+            w("|---|---:|---:|---:|---:|---:|---:|")
             isecs = {(r["tool"], int(r["hz"])): r["secs"] for r in iguest if r["kind"] == "delivery"}
+            icap = {(r["tool"], int(r["hz"])): 100.0 * num(r["samples"]) / (
+                int(r["hz"]) * num(r["secs"]) * gcpus) for r in iguest
+                if r["kind"] == "delivery" and r["tool"] == "skyprof" and num(r["samples"])
+                and num(r["secs"])}
             for k in sorted(ideliv.keys(), key=lambda k: (TOOLS.index(k[0]), k[1])):
                 w(f"| {k[0]} | {k[1]} | {isecs.get(k)} | {fmt(ideliv[k], 1, ' %')} | "
+                  f"{fmt(icap[k], 2, ' %') if k in icap else 'n/a'} | "
                   f"{fmt(ilost[k], 2, ' %') if ilost[k] is not None else 'n/a'} | "
                   f"{fmt(ithr.get(k), 1, ' %') if k in ithr else (fmt(ipthr.get(k), 0) if k in ipthr else '')} |")
             w("")
