@@ -43,30 +43,6 @@ struct pt_regs *skyprof_user_regs(struct pt_regs *regs)
 }
 
 /*
- * One step of the walk over the frame {next, ret} read at *fp: appends ret
- * and moves to next, which must lie strictly above (a stack grows down).
- * Returns false when the walk ends. Inline: it runs inside a user-access
- * window, where calls are not allowed.
- */
-static __always_inline bool skyprof_fp_step(unsigned long *fp, unsigned long *sp,
-					    unsigned long next, unsigned long ret, u64 *ips,
-					    unsigned int *n, unsigned int max, u32 *flags)
-{
-	if (!ret)
-		return false;
-	if (*n >= max) {
-		*flags |= SKYPROF_SF_USTACK_TRUNC;
-		return false;
-	}
-	ips[(*n)++] = ret;
-	if (next <= *fp)
-		return false;
-	*sp = *fp;
-	*fp = next;
-	return true;
-}
-
-/*
  * fp may be read as a frame of HALF-byte words: above sp, aligned, and
  * below top (TASK_SIZE - 2 * HALF, computed once per walk: TASK_SIZE
  * depends on the task's flags and costs loads each time it is named).
@@ -77,8 +53,11 @@ static __always_inline bool skyprof_frame_ok(unsigned long fp, unsigned long sp,
 	return fp >= sp && !(fp & (half - 1)) && fp <= top;
 }
 
-#ifdef SKYPROF_HAVE_USER_ACCESS_BEGIN
-/* Appends ret, if it is an address and there is room (else the walk ends). */
+/*
+ * The two tests of a step of either walk, inline (the window walk runs
+ * inside a user-access window, where calls are not allowed). Appends ret,
+ * if it is an address and there is room (else the walk ends).
+ */
 static __always_inline bool skyprof_fp_push(unsigned long ret, u64 **ip, u64 *end, u32 *flags)
 {
 	if (!ret)
@@ -94,8 +73,8 @@ static __always_inline bool skyprof_fp_push(unsigned long ret, u64 **ip, u64 *en
 /*
  * May the walk go on to next from the frame at fp? Above fp (a stack grows
  * down), aligned, and <= top. After the first frame this implies the >= sp
- * and non-NULL checks of skyprof_frame_ok, so a step of the window walk is
- * two loads and these tests (under TCG with 32-deep stacks at 9999 Hz the
+ * and non-NULL checks of skyprof_frame_ok, so a step is the frame's two
+ * loads and these tests (under TCG with 32-deep stacks at 9999 Hz the
  * walk took 3.6 % of the CPU with the full frame check and the width test
  * in every step, 25 instructions a frame; 16 now).
  */
@@ -105,6 +84,7 @@ static __always_inline bool skyprof_fp_next_ok(unsigned long next, unsigned long
 	return next > fp && next <= top && !(next & (half - 1));
 }
 
+#ifdef SKYPROF_HAVE_USER_ACCESS_BEGIN
 /*
  * The walk outside NMI (cpu-clock and hrtimer ticks, sched_switch: all with
  * interrupts off, so the mm is never half switched), with pagefaults
@@ -194,18 +174,23 @@ static unsigned int skyprof_walk_framewise(unsigned long fp, unsigned long sp,
 					   unsigned int max, u32 *flags)
 {
 	unsigned long top = TASK_SIZE - 2 * half;
+	u64 *ip = ips + n, *end = ips + max;
 
-	while (fp && skyprof_frame_ok(fp, sp, half, top)) {
+	if (!fp || !skyprof_frame_ok(fp, sp, half, top))
+		return n;
+	for (;;) {
 		unsigned long next, ret;
 
 		if (!skyprof_read_frame(fp, half, &next, &ret)) {
 			*flags |= SKYPROF_SF_USTACK_FAULT;
 			break;
 		}
-		if (!skyprof_fp_step(&fp, &sp, next, ret, ips, &n, max, flags))
+		if (!skyprof_fp_push(ret, &ip, end, flags) ||
+		    !skyprof_fp_next_ok(next, fp, top, half))
 			break;
+		fp = next;
 	}
-	return n;
+	return ip - ips;
 }
 
 /*
