@@ -200,7 +200,7 @@ def main():
 
     # --- delivery, capacity ----------------------------------------------
     def delivery(rows, with_marks):
-        deliv, lost, thr, deliv_run, pthr = {}, {}, {}, {}, {}
+        deliv, lost, thr, deliv_run, pthr, captured = {}, {}, {}, {}, {}, {}
         for r in rows:
             if r["kind"] not in ("delivery", "capacity"):
                 continue
@@ -221,14 +221,18 @@ def main():
                 pthr[key] = num(r.get("perf_throttles"))
             if tool == "skyprof" and t is not None and s is not None and s >= 0:
                 thr[key] = 100.0 * t / (s + t + (l or 0)) if s + t else 0.0
+            # skyprof's every sample, all tasks, against the run's ticks
+            # (its clock skips idle CPUs; see the -icount table's text).
+            if tool == "skyprof" and r["kind"] == "delivery" and s and num(r["secs"]):
+                captured[key] = 100.0 * s / (hz * num(r["secs"]) * gcpus)
             if with_marks:
                 cpu_s, wall_s = window_cpu(marks, r["id"])
                 if cpu_s and wall_s:
                     deliv_run[key] = 100.0 * cpu_s / wall_s / gcpus
-        return deliv, lost, thr, deliv_run, pthr
+        return deliv, lost, thr, deliv_run, pthr, captured
 
-    deliv, lost, thr, deliv_run, pthr = delivery(guest, True)
-    ideliv, ilost, ithr, _, ipthr = delivery(iguest, False)
+    deliv, lost, thr, deliv_run, pthr, _ = delivery(guest, True)
+    ideliv, ilost, ithr, _, ipthr, icap = delivery(iguest, False)
     cap = {r["tool"]: int(r["hz"]) for r in guest if r["kind"] == "capacity_result"}
     cap_freqs = next((r["freqs"].replace(",", ", ") for r in guest if r["kind"] == "capacity_result"), None)
     cap_secs = next((r["secs"] for r in guest if r["kind"] == "capacity_result"), None)
@@ -365,12 +369,9 @@ def main():
             I.setdefault("delivered_pct", {}).setdefault(tool, {})[str(hz)] = round(v, 2)
             I.setdefault("lost_pct", {}).setdefault(tool, {})[str(hz)] = (
                 None if ilost[(tool, hz)] is None else round(ilost[(tool, hz)], 3))
-            if tool == "skyprof":
-                r_ = next((r for r in iguest if r["kind"] == "delivery" and r["tool"] == tool
-                           and int(r["hz"]) == hz), None)
-                if r_ and num(r_["samples"]) and num(r_["secs"]):
-                    I.setdefault("captured_all_tasks_pct", {}).setdefault(tool, {})[str(hz)] = round(
-                        100.0 * num(r_["samples"]) / (hz * num(r_["secs"]) * gcpus), 2)
+            if (tool, hz) in icap:
+                I.setdefault("captured_all_tasks_pct", {}).setdefault(tool, {})[str(hz)] = round(
+                    icap[(tool, hz)], 2)
             if (tool, hz) in ithr:
                 I.setdefault("throttled_pct", {}).setdefault(tool, {})[str(hz)] = round(
                     ithr[(tool, hz)], 2)
@@ -492,10 +493,6 @@ def main():
             w("| tool | Hz | seconds | delivered | captured, all tasks | lost | throttled (skyprof: ticks; perf: THROTTLE records) |")
             w("|---|---:|---:|---:|---:|---:|---:|")
             isecs = {(r["tool"], int(r["hz"])): r["secs"] for r in iguest if r["kind"] == "delivery"}
-            icap = {(r["tool"], int(r["hz"])): 100.0 * num(r["samples"]) / (
-                int(r["hz"]) * num(r["secs"]) * gcpus) for r in iguest
-                if r["kind"] == "delivery" and r["tool"] == "skyprof" and num(r["samples"])
-                and num(r["secs"])}
             for k in sorted(ideliv.keys(), key=lambda k: (TOOLS.index(k[0]), k[1])):
                 w(f"| {k[0]} | {k[1]} | {isecs.get(k)} | {fmt(ideliv[k], 1, ' %')} | "
                   f"{fmt(icap[k], 2, ' %') if k in icap else 'n/a'} | "
