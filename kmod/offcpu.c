@@ -61,6 +61,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "sample_fixed.h"
 #include "skyprof_kmod.h"
 
 #ifdef SKYPROF_OFFCPU
@@ -190,20 +191,6 @@ bool skyprof_offcpu_available(void)
 	return skyprof_tp_switch && skyprof_tp_exit;
 }
 
-static __always_inline void skyprof_offcpu_comm(char *dst, const char *comm)
-{
-	unsigned int i;
-
-	/* Byte by byte: the comm may change under us; dst is zeroed. */
-	for (i = 0; i < TASK_COMM_LEN - 1; i++) {
-		char c = READ_ONCE(comm[i]);
-
-		if (!c)
-			break;
-		dst[i] = c;
-	}
-}
-
 /* prev (== current) is switched out blocked: remember where and when. */
 static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev, void *frame,
 			       u64 now)
@@ -222,7 +209,7 @@ static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev
 		return;
 	}
 	e = skyprof_offcpu_entry(t, k);
-	memset(e, 0, sizeof(*e));
+	/* Every field is set below: no memset (see sample_fixed.h). */
 	/*
 	 * Off-CPU from the switch on, as the task sees it: the capture below
 	 * is part of being switched out.
@@ -233,7 +220,7 @@ static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev
 	e->flags = SKYPROF_SF_OFFCPU | SKYPROF_SF_IN_KERNEL;
 	if (prev->flags & PF_KTHREAD)
 		e->flags |= SKYPROF_SF_KTHREAD;
-	skyprof_offcpu_comm(e->comm, prev->comm);
+	skyprof_copy_comm(e->comm, prev->comm);
 	rcu_read_lock();
 	e->cgroup_id = skyprof_task_cgroup_id(prev);
 	rcu_read_unlock();
@@ -277,8 +264,8 @@ static void skyprof_offcpu_in(struct skyprof_pcpu *pc, struct task_struct *next,
 		skyprof_ring_lost(pc->ring);
 		goto out;
 	}
-	/* Every byte of the record is written: no padding holes (sizes are x8). */
-	memset(rec, 0, sizeof(*rec));
+	/* Every byte of the record is written (sample_fixed.h): no memset. */
+	skyprof_sample_fixed_check();
 	rec->hdr.size = size;
 	rec->hdr.type = SKYPROF_REC_SAMPLE;
 	rec->hdr.version = SKYPROF_SAMPLE_VERSION;
@@ -291,6 +278,7 @@ static void skyprof_offcpu_in(struct skyprof_pcpu *pc, struct task_struct *next,
 	rec->flags = e->flags;
 	rec->nr_kernel = e->nr_kernel;
 	rec->nr_user = e->nr_user;
+	rec->ustack_size = 0;
 	memcpy(rec->comm, e->comm, sizeof(rec->comm));
 	memcpy(rec + 1, e->ips, sizeof(u64) * (e->nr_kernel + e->nr_user));
 	pc->st.samples++;

@@ -227,11 +227,21 @@ unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int m
 	return n;
 }
 
-/* perf-compatible user registers (PERF_REG_X86_* numbering). */
+/*
+ * perf-compatible user registers (PERF_REG_X86_* numbering). Every slot is
+ * stored, no memset: the block goes to user space, and a memset of it is a
+ * string instruction that counts once per byte under TCG.
+ */
 bool skyprof_fill_user_regs(struct skyprof_user_regs *out, struct pt_regs *uregs)
 {
-	memset(out, 0, sizeof(*out));
 #ifdef CONFIG_X86
+	unsigned int i;
+
+	BUILD_BUG_ON(PERF_REG_X86_R15 + 1 != SKYPROF_UREGS_NR);
+	out->reserved = 0;
+	/* The segment registers other than cs and ss are not sampled. */
+	for (i = PERF_REG_X86_SS + 1; i < PERF_REG_X86_R8; i++)
+		out->regs[i] = 0;
 	out->regs[PERF_REG_X86_AX] = uregs->ax;
 	out->regs[PERF_REG_X86_BX] = uregs->bx;
 	out->regs[PERF_REG_X86_CX] = uregs->cx;
@@ -258,8 +268,11 @@ bool skyprof_fill_user_regs(struct skyprof_user_regs *out, struct pt_regs *uregs
 		out->regs[PERF_REG_X86_R15] = uregs->r15;
 		out->mask |= GENMASK_ULL(PERF_REG_X86_R15, PERF_REG_X86_R8);
 		out->abi = SKYPROF_REGS_ABI_64;
+		return true;
 	}
 #endif
+	for (i = PERF_REG_X86_R8; i <= PERF_REG_X86_R15; i++)
+		out->regs[i] = 0;
 	return true;
 #else
 	return false;
