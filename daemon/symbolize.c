@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "demangle.h"
+#include "proc_maps.h"
 #include "strtab.h"
 #include "sym_elf.h"
 #include "sym_kernel.h"
@@ -67,6 +68,10 @@ struct symbolizer {
 	struct sym_elf *vdso; /* our own vDSO image */
 	size_t vdso_len;
 	bool vdso_tried;
+	/* Our own pid namespace (proc_root's self/ns/pid), once looked up. */
+	bool own_pidns_tried, own_pidns_known;
+	dev_t own_pidns_dev;
+	ino_t own_pidns_ino;
 	struct sym_proc *procs[PROC_BUCKETS];
 };
 
@@ -234,13 +239,40 @@ bool proc_ident_same(const struct proc_ident *a, const struct proc_ident *b)
 	       a->exe_ino == b->exe_ino;
 }
 
-/* The innermost NSpid of /proc/PID/status: the pid the JIT names its map by. */
+/* Is pid in our own pid namespace? Two stats of ns/pid links. */
+static bool in_own_pidns(struct symbolizer *s, uint32_t pid)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!s->own_pidns_tried) {
+		s->own_pidns_tried = true;
+		if (fmt_path(path, sizeof(path), "%s/self/ns/pid", s->proc_root) &&
+		    !stat(path, &st)) {
+			s->own_pidns_known = true;
+			s->own_pidns_dev = st.st_dev;
+			s->own_pidns_ino = st.st_ino;
+		}
+	}
+	return s->own_pidns_known &&
+	       fmt_path(path, sizeof(path), "%s/%u/ns/pid", s->proc_root, pid) &&
+	       !stat(path, &st) && st.st_dev == s->own_pidns_dev && st.st_ino == s->own_pidns_ino;
+}
+
+/*
+ * The pid the JIT names its map by: pid itself in our namespace, else the
+ * innermost NSpid of /proc/PID/status. The namespace test comes first
+ * because the kernel renders all of status (signal masks, capabilities,
+ * memory counters) to answer one line of it, for every new process.
+ */
 static uint32_t read_nspid(struct symbolizer *s, uint32_t pid)
 {
 	char path[PATH_MAX], line[256];
 	uint32_t ns = pid;
 	FILE *f;
 
+	if (in_own_pidns(s, pid))
+		return pid;
 	if (!fmt_path(path, sizeof(path), "%s/%u/status", s->proc_root, pid))
 		return pid;
 	f = fopen(path, "re");
@@ -390,27 +422,21 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 	 * is not walked a kilobyte at a time. */
 	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	while (getline(&line, &cap, f) > 0) {
-		unsigned long long start, end, off;
-		char perms[8];
-		int pathpos = 0;
+		struct proc_maps_line m;
 		char *name;
 		size_t len;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %*u %n", &start, &end, perms, &off,
-			   &pathpos) < 4 ||
-		    !pathpos)
+		if (!proc_maps_parse_line(line, &m) || !strchr(m.perms, 'x'))
 			continue;
-		if (!strchr(perms, 'x'))
-			continue;
-		name = line + pathpos;
+		name = m.path;
 		len = strcspn(name, "\n");
 		name[len] = '\0';
 		/* A replaced file: the mapping is still the old inode. */
 		if (len > 10 && !strcmp(name + len - 10, " (deleted)"))
 			name[len - 10] = '\0';
-		if (have_map(p, start, end, off, name))
+		if (have_map(p, m.start, m.end, m.offset, name))
 			continue;
-		r = add_map(s, p, start, end, off, name);
+		r = add_map(s, p, m.start, m.end, m.offset, name);
 		if (r)
 			break;
 	}
