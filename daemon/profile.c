@@ -413,19 +413,25 @@ found:
 	return 0;
 }
 
-/* The stack as given, or with the user part unwound by uw (DWARF). */
-static int add_one(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s,
-		   uint16_t gen)
+/* s with its user stack unwound by uw (DWARF). Out of line: its frame holds
+ * a whole stack of ips, which the frame-pointer path should not pay for. */
+static __attribute__((noinline)) int add_dwarf(struct profile *p, struct unwind_dwarf *uw,
+					       const struct sp_sample *s, uint16_t gen)
 {
-	struct sp_sample dw;
+	struct sp_sample dw = *s;
 	uint64_t dw_ips[UNWIND_DWARF_MAX_FRAMES];
 
-	if ((s->flags & SKYPROF_SF_REGS) && s->regs && uw) {
-		dw = *s;
-		dw.nr_user = (uint16_t)unwind_dwarf_sample(uw, s, dw_ips, UNWIND_DWARF_MAX_FRAMES);
-		dw.user_ips = dw_ips;
-		s = &dw;
-	}
+	dw.nr_user = (uint16_t)unwind_dwarf_sample(uw, s, dw_ips, UNWIND_DWARF_MAX_FRAMES);
+	dw.user_ips = dw_ips;
+	return add_counted(p, &dw, gen, 1, dw.weight);
+}
+
+/* The stack as given, or with the user part unwound by uw (DWARF). */
+static inline int add_one(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s,
+			  uint16_t gen)
+{
+	if ((s->flags & SKYPROF_SF_REGS) && s->regs && uw)
+		return add_dwarf(p, uw, s, gen);
 	return add_counted(p, s, gen, 1, s->weight);
 }
 

@@ -72,18 +72,11 @@ static bool skyprof_tgid_listed(const u32 *tgids, u32 nr, u32 tgid)
 	return false;
 }
 
-bool skyprof_filter_match(struct skyprof_session *s, struct task_struct *task)
+/* The tgid list or the cgroup (skyprof_filter_match has done the rest). */
+bool skyprof_filter_match_targets(struct skyprof_session *s, struct task_struct *task)
 {
-	u32 tgid;
-
-	if (is_idle_task(task))
-		return false;
-	if ((task->flags & PF_KTHREAD) && !(s->cfg.flags & SKYPROF_F_KTHREADS))
-		return false;
-	if (s->cfg.nr_tgids) {
-		tgid = task->tgid;
-		return skyprof_tgid_listed(s->cfg.tgids, s->cfg.nr_tgids, tgid);
-	}
+	if (s->cfg.nr_tgids)
+		return skyprof_tgid_listed(s->cfg.tgids, s->cfg.nr_tgids, task->tgid);
 #ifdef SKYPROF_CGROUP_FILTER
 	if (s->cgrp) {
 		bool in;

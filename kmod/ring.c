@@ -139,16 +139,6 @@ bool skyprof_rings_readable(struct skyprof_rings *rings)
 	return false;
 }
 
-/* Bytes in use as the producer sees them; a hostile tail reads as full. */
-static u64 skyprof_ring_used(struct skyprof_ring *ring)
-{
-	/* (A): pairs with the reader's release store of data_tail (D). */
-	u64 tail = smp_load_acquire(&ring->ctl->data_tail);
-	u64 used = ring->head - tail;
-
-	return used > ring->size ? ring->size : used;
-}
-
 /*
  * Reserves size bytes (a multiple of 8, at most half the area) contiguous in
  * the data area; when they do not fit before the end, the rest of the area
@@ -175,39 +165,6 @@ void *skyprof_ring_reserve(struct skyprof_ring *ring, u32 size)
 		off = 0;
 	}
 	return ring->data + off;
-}
-
-/*
- * Room for a record of at most max bytes written in place: the address of
- * max free bytes contiguous from the head, or NULL (the ring is nearly full
- * or wraps within max bytes; the caller then builds the record aside and
- * reserves its real size). Nothing is written: a record that ends up
- * shorter than max commits only its own size.
- */
-void *skyprof_ring_reserve_inplace(struct skyprof_ring *ring, u32 max)
-{
-	u64 used = skyprof_ring_used(ring);
-	u64 off = ring->head & (ring->size - 1);
-
-	if (max > ring->size - off || max > ring->size - used)
-		return NULL;
-	return ring->data + off;
-}
-
-/*
- * Publishes the record reserved last. Returns true when this record made the
- * ring cross its watermark (the caller wakes the reader).
- */
-bool skyprof_ring_commit(struct skyprof_ring *ring, u32 size)
-{
-	u64 before = skyprof_ring_used(ring);
-
-	ring->head += size;
-	ring->written++;
-	WRITE_ONCE(ring->ctl->written, ring->written);
-	/* (B): the record's bytes before the head; pairs with the reader's (C). */
-	smp_store_release(&ring->ctl->data_head, ring->head);
-	return before < ring->watermark && before + size >= ring->watermark;
 }
 
 void skyprof_ring_lost(struct skyprof_ring *ring)

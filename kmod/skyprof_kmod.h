@@ -4,10 +4,11 @@
  *   module.c          init/exit order
  *   genl.c            the generic netlink family (the whole control contract)
  *   session.c         session table, lifetime, CPU hotplug, owner tracking
- *   ring.c            per-CPU mmap'ed rings (producer side)
+ *   ring.c, ring.h    per-CPU mmap'ed rings (producer side; per-record
+ *                     reserve and commit inline in ring.h)
  *   sample.c          the sample handler shared by every source
  *   filter.c          target selection (tgids, cgroup, kernel threads, idle)
- *   budget.c          per-CPU time budget (throttling)
+ *   budget.h          per-CPU time budget (throttling), inline
  *   source_perf.c     perf_event kernel counters (hw cycles, sw cpu-clock)
  *   source_hrtimer.c  per-CPU pinned hard hrtimers
  *   offcpu.c          off-CPU mode: sched_switch probes, table of blocked tasks
@@ -25,68 +26,19 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
+#include <linux/sched.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <skyprof.h>
 #include "compat/compat.h"
+#include "budget.h"
+#include "ring.h"
 
 struct cgroup;
 struct perf_event;
 struct pt_regs;
 struct task_struct;
-
-/* ---- ring.c ------------------------------------------------------------ */
-
-/* One CPU's ring. Producer state lives here, in kernel memory. */
-struct skyprof_ring {
-	struct skyprof_ring_ctl *ctl;	/* vmalloc_user page, mapped rw */
-	void *data;			/* vmalloc_user area, mapped ro */
-	u64 size;			/* bytes, power of two */
-	u64 head;			/* producer-private free-running head */
-	u64 lost;
-	u64 written;
-	u64 watermark;			/* bytes used that trigger a wakeup */
-};
-
-/*
- * All rings of a session. Referenced by the session and by every file bound
- * to it (a mapping holds its file), so the memory outlives the session until
- * the last reader is gone.
- */
-struct skyprof_rings {
-	struct kref ref;
-	wait_queue_head_t wq;		/* poll() readers */
-	bool ended;			/* the session is gone: EPOLLHUP */
-	u64 data_size;
-	unsigned int nr;		/* nr_cpu_ids */
-	struct skyprof_ring *ring[];	/* NULL for CPUs that are not possible */
-};
-
-struct skyprof_rings *skyprof_rings_alloc(u32 pages, u32 watermark_pct);
-void skyprof_rings_get(struct skyprof_rings *rings);
-void skyprof_rings_put(struct skyprof_rings *rings);
-void skyprof_rings_end(struct skyprof_rings *rings);
-bool skyprof_rings_readable(struct skyprof_rings *rings);
-u64 skyprof_ring_bytes(void);
-
-void *skyprof_ring_reserve(struct skyprof_ring *ring, u32 size);
-void *skyprof_ring_reserve_inplace(struct skyprof_ring *ring, u32 max);
-bool skyprof_ring_commit(struct skyprof_ring *ring, u32 size);
-void skyprof_ring_lost(struct skyprof_ring *ring);
-
-/* ---- budget.c ---------------------------------------------------------- */
-
-struct skyprof_budget {
-	u64 window_start;
-	u64 used_ns;
-	u64 limit_ns;			/* per window */
-	bool over;			/* the current window is exhausted */
-};
-
-void skyprof_budget_init(struct skyprof_budget *b, u32 pct);
-bool skyprof_budget_allow(struct skyprof_budget *b, u64 now);
-bool skyprof_budget_charge(struct skyprof_budget *b, u64 ns);
 
 /* ---- session.c --------------------------------------------------------- */
 
@@ -197,7 +149,25 @@ void skyprof_sample(struct skyprof_pcpu *pc, struct pt_regs *regs);
 
 int skyprof_filter_setup(struct skyprof_session *s, struct netlink_ext_ack *extack);
 void skyprof_filter_release(struct skyprof_session *s);
-bool skyprof_filter_match(struct skyprof_session *s, struct task_struct *task);
+bool skyprof_filter_match_targets(struct skyprof_session *s, struct task_struct *task);
+
+/*
+ * Is task a target of s? Inline for the tick path: the common case (every
+ * task) is the idle and kernel-thread tests; the tgid list and the cgroup
+ * are in filter.c.
+ */
+static __always_inline bool skyprof_filter_match(struct skyprof_session *s,
+						 struct task_struct *task)
+{
+	if (is_idle_task(task))
+		return false;
+	if ((task->flags & PF_KTHREAD) && !(s->cfg.flags & SKYPROF_F_KTHREADS))
+		return false;
+	if (!s->cfg.nr_tgids && !s->cgrp)
+		return true;
+	return skyprof_filter_match_targets(s, task);
+}
+
 bool skyprof_filter_cgroup_supported(void);
 
 /* ---- sources ----------------------------------------------------------- */
