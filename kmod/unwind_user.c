@@ -192,9 +192,13 @@ static __always_inline bool skyprof_read_frame(unsigned long fp, unsigned int ha
 	return true;
 }
 
-static unsigned int skyprof_walk_framewise(unsigned long fp, unsigned long sp,
-					   unsigned int half, u64 *ips, unsigned int n,
-					   unsigned int max, u32 *flags)
+/*
+ * Not inlined: its frame buffer makes the caller's frame aligned and
+ * canary-checked, which the window walk of every tick should not pay for.
+ */
+static noinline unsigned int skyprof_walk_framewise(unsigned long fp, unsigned long sp,
+						    unsigned int half, u64 *ips, unsigned int n,
+						    unsigned int max, u32 *flags)
 {
 	unsigned long top = TASK_SIZE - 2 * half;
 	u64 *ip = ips + n, *end = ips + max;
