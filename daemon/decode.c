@@ -19,12 +19,6 @@
 
 #define ALIGN8(x) (((x) + 7u) & ~(uint64_t)7u)
 
-size_t decode_max_record_size(void)
-{
-	return sizeof(struct skyprof_sample) + 2 * (size_t)SKYPROF_MAX_DEPTH * sizeof(uint64_t) +
-	       sizeof(struct skyprof_user_regs) + SKYPROF_USTACK_MAX;
-}
-
 static enum decode_result skip(enum decode_skip_reason reason, size_t size, size_t *rec_size,
 			       enum decode_skip_reason *why)
 {

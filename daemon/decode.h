@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <skyprof.h>
+
 #include "sample.h"
 
 enum decode_result {
@@ -41,9 +43,14 @@ enum decode_skip_reason {
 
 /*
  * Largest record the ABI allows: fixed part, two full stacks, registers and
- * the largest user-stack copy. Anything claiming more is corrupt.
+ * the largest user-stack copy. Anything claiming more is corrupt. Inline:
+ * the decoder tests every record against it.
  */
-size_t decode_max_record_size(void);
+static inline size_t decode_max_record_size(void)
+{
+	return sizeof(struct skyprof_sample) + 2 * (size_t)SKYPROF_MAX_DEPTH * sizeof(uint64_t) +
+	       sizeof(struct skyprof_user_regs) + SKYPROF_USTACK_MAX;
+}
 
 /*
  * Decode the record at buf, of which len bytes are readable (and belong to
