@@ -98,18 +98,43 @@ static inline uint64_t rotl(uint64_t x, int r)
 	return (x << r) | (x >> (64 - r));
 }
 
-static inline void hash_words(uint64_t h[4], const uint64_t *w, size_t n)
+static inline __attribute__((always_inline)) void hash_words(uint64_t h[4], const uint64_t *w,
+							     size_t n)
 {
+	/* The lanes in locals: stored through h, every step would be written
+	 * back to memory, as w might alias it. */
+	uint64_t a = h[0], b = h[1], c = h[2], d = h[3];
 	size_t i = 0;
 
-	for (; i + 4 <= n; i += 4) {
-		h[0] = (h[0] ^ w[i]) * HK1;
-		h[1] = (h[1] ^ w[i + 1]) * HK2;
-		h[2] = (h[2] ^ w[i + 2]) * HK3;
-		h[3] = (h[3] ^ w[i + 3]) * HK4;
+	/* Eight words a turn, then four, then the rest: word i always goes
+	 * into lane i % 4, in order. */
+	for (; i + 8 <= n; i += 8) {
+		a = (a ^ w[i]) * HK1;
+		b = (b ^ w[i + 1]) * HK2;
+		c = (c ^ w[i + 2]) * HK3;
+		d = (d ^ w[i + 3]) * HK4;
+		a = (a ^ w[i + 4]) * HK1;
+		b = (b ^ w[i + 5]) * HK2;
+		c = (c ^ w[i + 6]) * HK3;
+		d = (d ^ w[i + 7]) * HK4;
 	}
-	for (; i < n; i++)
-		h[i & 3] = (h[i & 3] ^ w[i]) * HK1;
+	if (i + 4 <= n) {
+		a = (a ^ w[i]) * HK1;
+		b = (b ^ w[i + 1]) * HK2;
+		c = (c ^ w[i + 2]) * HK3;
+		d = (d ^ w[i + 3]) * HK4;
+		i += 4;
+	}
+	if (i < n)
+		a = (a ^ w[i++]) * HK1;
+	if (i < n)
+		b = (b ^ w[i++]) * HK1;
+	if (i < n)
+		c = (c ^ w[i++]) * HK1;
+	h[0] = a;
+	h[1] = b;
+	h[2] = c;
+	h[3] = d;
 }
 
 static uint64_t hash_sample(const struct sp_sample *s, uint16_t gen)

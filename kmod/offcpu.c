@@ -199,8 +199,8 @@ static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev
 	struct skyprof_offcpu *t = s->off;
 	struct skyprof_offcpu_entry *e;
 	struct pt_regs *uregs = NULL;
-	unsigned int nk = 0, nu = 0;
-	bool kerr = false;
+	struct skyprof_kstack ks = { 0, false };
+	unsigned int nu = 0;
 	int k;
 
 	k = skyprof_offcpu_claim(t, prev);
@@ -225,15 +225,14 @@ static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev
 	e->cgroup_id = skyprof_task_cgroup_id(prev);
 	rcu_read_unlock();
 	if (s->cfg.flags & SKYPROF_F_KERNEL_STACK)
-		nk = skyprof_unwind_kernel_current(frame, e->ips, s->cfg.max_depth, &e->flags,
-						   &kerr);
+		ks = skyprof_unwind_kernel_current(frame, e->ips, s->cfg.max_depth, &e->flags);
 	if (s->cfg.flags & SKYPROF_F_USER_STACK)
 		uregs = skyprof_user_regs(task_pt_regs(prev));
 	if (uregs)
-		nu = skyprof_unwind_user(uregs, e->ips + nk, s->cfg.max_depth, &e->flags);
-	e->nr_kernel = nk;
+		nu = skyprof_unwind_user(uregs, e->ips + ks.n, s->cfg.max_depth, &e->flags);
+	e->nr_kernel = ks.n;
 	e->nr_user = nu;
-	if (kerr || (e->flags & SKYPROF_SF_USTACK_FAULT))
+	if (ks.err || (e->flags & SKYPROF_SF_USTACK_FAULT))
 		pc->st.unwind_errors++;
 }
 

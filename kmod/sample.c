@@ -32,8 +32,8 @@ static void skyprof_record(struct skyprof_pcpu *pc, struct pt_regs *regs, u64 no
 	bool inplace = rec;
 	u64 *ips;
 	struct pt_regs *uregs = NULL;
-	unsigned int nk = 0, nu = 0;
-	bool kerr = false;
+	unsigned int nu = 0;
+	struct skyprof_kstack ks = { 0, false };
 	u8 *p;
 	void *dst;
 	u32 size;
@@ -62,14 +62,14 @@ static void skyprof_record(struct skyprof_pcpu *pc, struct pt_regs *regs, u64 no
 		rec->flags |= SKYPROF_SF_KTHREAD;
 
 	if ((s->cfg.flags & SKYPROF_F_KERNEL_STACK) && !user_mode(regs))
-		nk = skyprof_unwind_kernel(regs, ips, s->cfg.max_depth, &rec->flags, &kerr);
+		ks = skyprof_unwind_kernel(regs, ips, s->cfg.max_depth, &rec->flags);
 	if ((s->cfg.flags & SKYPROF_F_USER_STACK) || s->cfg.ustack_bytes)
 		uregs = skyprof_user_regs(regs);
 	if (uregs && (s->cfg.flags & SKYPROF_F_USER_STACK))
-		nu = skyprof_unwind_user(uregs, ips + nk, s->cfg.max_depth, &rec->flags);
-	rec->nr_kernel = nk;
+		nu = skyprof_unwind_user(uregs, ips + ks.n, s->cfg.max_depth, &rec->flags);
+	rec->nr_kernel = ks.n;
 	rec->nr_user = nu;
-	p = (u8 *)(ips + nk + nu);
+	p = (u8 *)(ips + ks.n + nu);
 	if (uregs && s->cfg.ustack_bytes &&
 	    skyprof_fill_user_regs((struct skyprof_user_regs *)p, uregs)) {
 		rec->flags |= SKYPROF_SF_REGS;
@@ -77,7 +77,7 @@ static void skyprof_record(struct skyprof_pcpu *pc, struct pt_regs *regs, u64 no
 		rec->ustack_size = skyprof_copy_ustack(uregs, p, s->cfg.ustack_bytes);
 		p += ALIGN(rec->ustack_size, SKYPROF_REC_ALIGN);
 	}
-	if (kerr || (rec->flags & SKYPROF_SF_USTACK_FAULT))
+	if (ks.err || (rec->flags & SKYPROF_SF_USTACK_FAULT))
 		pc->st.unwind_errors++;
 
 	size = p - (u8 *)rec;

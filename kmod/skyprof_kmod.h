@@ -203,10 +203,16 @@ void skyprof_offcpu_read_stats(struct skyprof_session *s, struct skyprof_offcpu_
 
 /* ---- unwinding --------------------------------------------------------- */
 
-unsigned int skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsigned int max,
-				   u32 *flags, bool *err);
-unsigned int skyprof_unwind_kernel_current(void *first_frame, u64 *ips, unsigned int max,
-					   u32 *flags, bool *err);
+/* A kernel stack: how many ips, and whether the unwinder reported an error. */
+struct skyprof_kstack {
+	unsigned int n;
+	bool err;
+};
+
+struct skyprof_kstack skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsigned int max,
+					    u32 *flags);
+struct skyprof_kstack skyprof_unwind_kernel_current(void *first_frame, u64 *ips,
+						    unsigned int max, u32 *flags);
 struct pt_regs *skyprof_user_regs(struct pt_regs *regs);
 unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int max,
 				 u32 *flags);

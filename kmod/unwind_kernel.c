@@ -15,12 +15,14 @@
 
 /*
  * Stores the kernel ips, innermost first (ips[0] = the interrupted ip), and
- * returns how many. Sets SKYPROF_SF_KSTACK_TRUNC at max depth and *err when
- * the unwinder reported an error.
+ * returns how many, and whether the unwinder reported an error (by value:
+ * an error flag passed by address gave the sample handler a canary-checked
+ * stack frame). Sets SKYPROF_SF_KSTACK_TRUNC at max depth.
  */
-unsigned int skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsigned int max,
-				   u32 *flags, bool *err)
+struct skyprof_kstack skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsigned int max,
+					    u32 *flags)
 {
+	struct skyprof_kstack ks = { 0, false };
 	unsigned int n = 0;
 #ifdef SKYPROF_X86_UNWINDER
 	struct unwind_state state;
@@ -28,7 +30,7 @@ unsigned int skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsigned int 
 #endif
 
 	if (!max)
-		return 0;
+		return ks;
 	ips[n++] = instruction_pointer(regs);
 #ifdef SKYPROF_X86_UNWINDER
 	/* Starting from regs skips the regs frame: ips[0] stands for it. */
@@ -43,21 +45,22 @@ unsigned int skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsigned int 
 		}
 		ips[n++] = addr;
 	}
-	if (unwind_error(&state))
-		*err = true;
+	ks.err = unwind_error(&state);
 #endif
-	return n;
+	ks.n = n;
+	return ks;
 }
 
 /*
  * The kernel stack of current at this point (a sched_switch probe: current
  * is the task being switched out), innermost first, skipping every frame up
  * to and including the one at first_frame (the probe's), so ips[0] is in
- * the probe's caller. Same flags and *err as skyprof_unwind_kernel().
+ * the probe's caller. Same flags and result as skyprof_unwind_kernel().
  */
-unsigned int skyprof_unwind_kernel_current(void *first_frame, u64 *ips, unsigned int max,
-					   u32 *flags, bool *err)
+struct skyprof_kstack skyprof_unwind_kernel_current(void *first_frame, u64 *ips,
+						    unsigned int max, u32 *flags)
 {
+	struct skyprof_kstack ks = { 0, false };
 	unsigned int n = 0;
 #ifdef SKYPROF_X86_UNWINDER
 	struct unwind_state state;
@@ -74,8 +77,8 @@ unsigned int skyprof_unwind_kernel_current(void *first_frame, u64 *ips, unsigned
 		}
 		ips[n++] = addr;
 	}
-	if (unwind_error(&state))
-		*err = true;
+	ks.err = unwind_error(&state);
 #endif
-	return n;
+	ks.n = n;
+	return ks;
 }
