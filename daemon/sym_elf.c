@@ -31,7 +31,8 @@ struct seg {
 
 struct sym_elf {
 	struct sym_elf *next;
-	char *key; /* build id hex, or dev:ino:size:mtime */
+	char *key;   /* build id hex, or dev:ino:size:mtime */
+	char *ident; /* dev:ino:size:mtime of the file it was read from, or NULL */
 	char *build_id;
 	int fd;
 	char *path, *fallback_path;
@@ -81,6 +82,7 @@ static void elf_free(struct sym_elf *e)
 	if (e->fd >= 0)
 		close(e->fd);
 	free(e->key);
+	free(e->ident);
 	free(e->build_id);
 	free(e->path);
 	free(e->fallback_path);
@@ -182,6 +184,7 @@ static struct sym_elf *get_elf(struct sym_elf_cache *c, Elf *elf, int fd, char *
 	e->image = image;
 	e->image_len = image_len;
 	e->key = key;
+	e->ident = fd >= 0 ? strdup(key_fallback) : NULL;
 	e->build_id = bidhex;
 	e->cache = c;
 	e->path = strdup(path);
@@ -217,16 +220,28 @@ struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
 
 	if (fd < 0)
 		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || fstat(fd, &st)) {
-		if (elf)
-			elf_end(elf);
+	if (fstat(fd, &st)) {
 		close(fd);
 		return NULL;
 	}
 	snprintf(ident, sizeof(ident), "%llx:%llx:%llx:%llx", (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
 		 (unsigned long long)st.st_mtime);
+	/* A file already read (every new process maps libc again): no need to
+	 * map it and look for its build id to find it in the cache. */
+	for (struct sym_elf *e = c->files; e; e = e->next) {
+		if (e->ident && !strcmp(e->ident, ident)) {
+			close(fd);
+			return e;
+		}
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return NULL;
+	}
 	return get_elf(c, elf, fd, NULL, 0, path, fallback_path, ident);
 }
 
