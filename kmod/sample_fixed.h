@@ -2,9 +2,9 @@
 /*
  * Filling the fixed part of a sample record (struct skyprof_sample) without
  * a memset, for the sample handler and the off-CPU path: the record goes to
- * user space, so every byte must be written, and a memset of it becomes a
- * string instruction that under TCG counts once per byte (an eighth of the
- * handler's instructions). The fixed part has no holes (checked at build
+ * user space, so every byte must be written, and a memset of it before the
+ * stores wrote it twice (a rep stos, counted per iteration under -icount:
+ * 14 instructions a sample). The fixed part has no holes (checked at build
  * time), so storing each field covers it.
  */
 #ifndef SKYPROF_SAMPLE_FIXED_H

@@ -255,8 +255,8 @@ unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int m
 
 /*
  * perf-compatible user registers (PERF_REG_X86_* numbering). Every slot is
- * stored, no memset: the block goes to user space, and a memset of it is a
- * string instruction that counts once per byte under TCG.
+ * stored, no memset: the block goes to user space, and a memset of it
+ * before the stores wrote most of it twice.
  */
 bool skyprof_fill_user_regs(struct skyprof_user_regs *out, struct pt_regs *uregs)
 {
