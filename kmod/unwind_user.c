@@ -54,9 +54,10 @@ static __always_inline bool skyprof_frame_ok(unsigned long fp, unsigned long sp,
 }
 
 /*
- * The two tests of a step of either walk, inline (the window walk runs
- * inside a user-access window, where calls are not allowed). Appends ret,
- * if it is an address and there is room (else the walk ends).
+ * The first test of a step of either walk (skyprof_fp_next_ok is the
+ * second), inline: the window walk runs inside a user-access window, where
+ * calls are not allowed. Appends ret, if it is an address and there is
+ * room (else the walk ends).
  */
 static __always_inline bool skyprof_fp_push(unsigned long ret, u64 **ip, u64 *end, u32 *flags)
 {
