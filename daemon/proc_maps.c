@@ -47,12 +47,20 @@ static const char *hex_u64(const char *p, uint64_t *v)
 	return p == start ? NULL : p;
 }
 
-static const char *dec_digits(const char *p)
+/* Decimal digits at p into *v; NULL when there are none or it overflows. */
+static const char *dec_u64(const char *p, uint64_t *v)
 {
 	const char *start = p;
+	uint64_t x = 0;
 
-	while (*p >= '0' && *p <= '9')
-		p++;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned int d = (unsigned int)(*p - '0');
+
+		if (x > (UINT64_MAX - d) / 10)
+			return NULL;
+		x = x * 10 + d;
+	}
+	*v = x;
 	return p == start ? NULL : p;
 }
 
@@ -81,7 +89,7 @@ bool proc_maps_parse_line(char *line, struct proc_maps_line *out)
 	if (!(p = hex_u64(p, &dev)) || *p++ != ':' || !(p = hex_u64(p, &dev)) || !is_blank(*p))
 		return false;
 	p = skip_blanks(p);
-	if (!(p = dec_digits(p)) || (*p && !is_blank(*p) && *p != '\n'))
+	if (!(p = dec_u64(p, &out->inode)) || (*p && !is_blank(*p) && *p != '\n'))
 		return false;
 	/* The path starts after the blanks that pad the inode column. */
 	out->path = line + (skip_blanks(p) - line);

@@ -10,8 +10,9 @@
 
 struct proc_maps_line {
 	uint64_t start, end, offset;
-	char perms[8]; /* "r-xp", NUL terminated */
-	char *path;    /* into the line, after the inode's blanks: "" for none */
+	uint64_t inode; /* of the mapped file; 0 for anonymous memory */
+	char perms[8];	/* "r-xp", NUL terminated */
+	char *path;	/* into the line, after the inode's blanks: "" for none */
 };
 
 /*

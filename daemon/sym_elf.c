@@ -211,10 +211,35 @@ found:
 	return e;
 }
 
+/* A file's identity as the cache keys it: dev:ino:size:mtime. */
+static void ident_of(const struct stat *st, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llx:%llx:%llx:%llx", (unsigned long long)st->st_dev,
+		 (unsigned long long)st->st_ino, (unsigned long long)st->st_size,
+		 (unsigned long long)st->st_mtime);
+}
+
+static struct sym_elf *find_ident(struct sym_elf_cache *c, const char *ident)
+{
+	for (struct sym_elf *e = c->files; e; e = e->next)
+		if (e->ident && !strcmp(e->ident, ident))
+			return e;
+	return NULL;
+}
+
+struct sym_elf *sym_elf_find_stat(struct sym_elf_cache *c, const struct stat *st)
+{
+	char ident[128];
+
+	ident_of(st, ident, sizeof(ident));
+	return find_ident(c, ident);
+}
+
 struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
 			    const char *fallback_path)
 {
 	char ident[128];
+	struct sym_elf *e;
 	struct stat st;
 	Elf *elf;
 
@@ -224,16 +249,13 @@ struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
 		close(fd);
 		return NULL;
 	}
-	snprintf(ident, sizeof(ident), "%llx:%llx:%llx:%llx", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
-		 (unsigned long long)st.st_mtime);
+	ident_of(&st, ident, sizeof(ident));
 	/* A file already read (every new process maps libc again): no need to
 	 * map it and look for its build id to find it in the cache. */
-	for (struct sym_elf *e = c->files; e; e = e->next) {
-		if (e->ident && !strcmp(e->ident, ident)) {
-			close(fd);
-			return e;
-		}
+	e = find_ident(c, ident);
+	if (e) {
+		close(fd);
+		return e;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {

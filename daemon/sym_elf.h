@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "strtab.h"
 #include "symbolize.h"
@@ -37,6 +38,12 @@ void sym_elf_cache_trim(struct sym_elf_cache *c);
  */
 struct sym_elf *sym_elf_get(struct sym_elf_cache *c, int fd, const char *path,
 			    const char *fallback_path);
+/*
+ * The cached file with st's identity (device, inode, size, modification
+ * time), read before through sym_elf_get, or NULL: lets a caller that can
+ * stat a path skip opening a file it already has.
+ */
+struct sym_elf *sym_elf_find_stat(struct sym_elf_cache *c, const struct stat *st);
 /*
  * The same for an ELF image in memory (the vDSO, copied from our own
  * process: every process of one kernel and ABI maps the same image). The

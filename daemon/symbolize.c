@@ -50,6 +50,7 @@ struct sym_proc {
 	struct sym_map **maps;
 	size_t nr_maps, cap_maps;
 	struct sym_perfmap *perfmap;
+	bool anon_exec; /* anonymous executable memory in its maps: a JIT? */
 	bool perfmap_tried_late;
 	bool gone; /* /proc/PID no longer readable */
 	char exe[PATH_MAX];
@@ -333,27 +334,57 @@ static struct sym_elf *vdso_elf(struct symbolizer *s, uint64_t len)
 	return s->vdso && s->vdso_len == len ? s->vdso : NULL;
 }
 
-/* Opens a mapped file in the process's own mount namespace. */
+/* The mapped file itself, through map_files (needs CAP_SYS_ADMIN, as
+ * profiling does): what the process maps even when its path now names
+ * another file or none. */
+static int open_map_files(struct symbolizer *s, struct sym_proc *p, const struct sym_mapping *m)
+{
+	char mf[PATH_MAX];
+
+	if (!fmt_path(mf, sizeof(mf), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, s->proc_root, p->pid,
+		      m->start, m->limit))
+		return -1;
+	return open(mf, O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * The ELF file of a mapping, found in the process's own mount namespace.
+ * inode (from maps) tells whether the path still names the mapped file: a
+ * library replaced on disk (an upgrade) is read through map_files instead.
+ * A file already cached is found by a stat of its path, without opening it
+ * (every new process maps libc and ld.so again; an open, fstat and close
+ * cost three path-walking system calls).
+ */
 static struct sym_elf *open_elf(struct symbolizer *s, struct sym_proc *p,
-				const struct sym_mapping *m)
+				const struct sym_mapping *m, uint64_t inode)
 {
 	char path[PATH_MAX];
-	int fd;
+	struct stat st;
+	bool found = false, same = false;
+	int fd = -1;
 
 	if (m->path[0] != '/')
 		return NULL;
-	fd = -1;
-	if (fmt_path(path, sizeof(path), "%s/%u/root%s", s->proc_root, p->pid, m->path))
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		/* Deleted or replaced on disk: map_files still reaches the
-		 * mapped inode (needs CAP_SYS_ADMIN, as profiling does). */
-		char mf[PATH_MAX];
+	path[0] = '\0';
+	if (fmt_path(path, sizeof(path), "%s/%u/root%s", s->proc_root, p->pid, m->path) &&
+	    !stat(path, &st)) {
+		found = true;
+		/* An overlay can report another inode number for the same file:
+		 * a mismatch only means trying map_files first. */
+		same = !inode || (uint64_t)st.st_ino == inode;
+		if (same) {
+			struct sym_elf *e = sym_elf_find_stat(s->elfs, &st);
 
-		if (fmt_path(mf, sizeof(mf), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, s->proc_root,
-			     p->pid, m->start, m->limit))
-			fd = open(mf, O_RDONLY | O_CLOEXEC);
+			if (e)
+				return e;
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
 	}
+	if (fd < 0)
+		fd = open_map_files(s, p, m);
+	if (fd < 0 && found && !same)
+		/* No map_files: the file now at the path, the best there is. */
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	return sym_elf_get(s->elfs, fd, path, m->path);
@@ -373,7 +404,7 @@ static bool have_map(const struct sym_proc *p, uint64_t start, uint64_t limit, u
 }
 
 static int add_map(struct symbolizer *s, struct sym_proc *p, uint64_t start, uint64_t limit,
-		   uint64_t off, const char *path)
+		   uint64_t off, uint64_t inode, const char *path)
 {
 	struct sym_map *m;
 
@@ -395,17 +426,24 @@ static int add_map(struct symbolizer *s, struct sym_proc *p, uint64_t start, uin
 	m->pub.pid = p->pid;
 	m->pub.path = intern(s, path);
 	m->pub.is_main = p->exe[0] && !strcmp(path, p->exe);
-	m->elf = !strcmp(path, "[vdso]") ? vdso_elf(s, limit - start) : open_elf(s, p, &m->pub);
+	m->elf = !strcmp(path, "[vdso]") ? vdso_elf(s, limit - start)
+					 : open_elf(s, p, &m->pub, inode);
 	m->pub.build_id = intern(s, m->elf ? sym_elf_build_id(m->elf) : "");
 	p->maps[p->nr_maps++] = m;
 	return 0;
 }
 
-/* Reads /proc/PID/maps; keeps executable mappings only, as only they hold
- * code. */
+/* Reads of /proc/PID/maps: see read_maps. */
+#define MAPS_READ_BYTES (64 * 1024)
+
+/*
+ * Reads /proc/PID/maps; keeps executable mappings only, as only they hold
+ * code. Sets p->anon_exec when the process has anonymous executable memory
+ * (where JIT code lives).
+ */
 static int read_maps(struct symbolizer *s, struct sym_proc *p)
 {
-	char path[PATH_MAX], *line = NULL;
+	char path[PATH_MAX], *line = NULL, *buf;
 	size_t cap = 0;
 	FILE *f;
 	int r = 0;
@@ -417,10 +455,14 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 		p->gone = true;
 		return -errno;
 	}
-	/* Each read of maps takes the target's mmap lock: read in large
-	 * chunks, so a busy process with thousands of mappings (a VM, a JVM)
-	 * is not walked a kilobyte at a time. */
-	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	/* Each read of maps takes the target's mmap lock and renders lines
+	 * anew: read in large chunks, so a process with thousands of mappings
+	 * (a VM, a JVM) is not walked a kilobyte at a time. The buffer must be
+	 * ours: given none, glibc keeps its own of st_blksize (1 KiB here)
+	 * whatever size is asked for. */
+	buf = malloc(MAPS_READ_BYTES);
+	if (buf)
+		setvbuf(f, buf, _IOFBF, MAPS_READ_BYTES);
 	while (getline(&line, &cap, f) > 0) {
 		struct proc_maps_line m;
 		char *name;
@@ -431,17 +473,20 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 		name = m.path;
 		len = strcspn(name, "\n");
 		name[len] = '\0';
+		if (!len || !strncmp(name, "[anon", 5))
+			p->anon_exec = true;
 		/* A replaced file: the mapping is still the old inode. */
 		if (len > 10 && !strcmp(name + len - 10, " (deleted)"))
 			name[len - 10] = '\0';
 		if (have_map(p, m.start, m.end, m.offset, name))
 			continue;
-		r = add_map(s, p, m.start, m.end, m.offset, name);
+		r = add_map(s, p, m.start, m.end, m.offset, m.inode, name);
 		if (r)
 			break;
 	}
 	free(line);
 	fclose(f);
+	free(buf);
 	return r;
 }
 
@@ -455,6 +500,7 @@ static int new_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, struct sym_
 	struct sym_proc *p = calloc(1, sizeof(*p));
 	char path[PATH_MAX];
 	ssize_t n;
+	int r;
 
 	*out = p;
 	if (!p)
@@ -478,8 +524,18 @@ static int new_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, struct sym_
 		p->exe[0] = '\0';
 	}
 	p->nspid = read_nspid(s, pid);
-	open_perfmap(s, p);
-	return read_maps(s, p);
+	r = read_maps(s, p);
+	/*
+	 * A JIT's perf map is opened now, while the process (and its mount
+	 * namespace) is still there, if it has anonymous executable memory:
+	 * JIT code lives there, and a JIT maps its code cache before it runs
+	 * much. Other processes are not asked for one at first sight (a failed
+	 * open of a path through its root for every new process); if one turns
+	 * up later, resolving an address in anonymous memory looks for it.
+	 */
+	if (p->anon_exec)
+		open_perfmap(s, p);
+	return r;
 }
 
 int symbolizer_note_pid(struct symbolizer *s, uint32_t pid)

@@ -58,6 +58,24 @@ static void kernel_format(void **state)
 	parse_ok("7F00-7FFF r-xp 0000ABCD 00:1f 12 /x", 0x7f00, 0x7fff, "r-xp", 0xabcd, "/x");
 }
 
+/* The inode (decimal, up to 64 bits): what a mapping's file is checked by. */
+static void inodes(void **state)
+{
+	char l1[] = "1000-2000 r-xp 0 fe:01 1835043   /usr/lib/x86_64-linux-gnu/libc.so.6\n";
+	char l2[] = "1000-2000 rw-p 0 00:00 0\n";
+	char l3[] = "1000-2000 r-xp 0 00:2a 18446744073709551615 /x\n";
+	struct proc_maps_line m;
+
+	(void)state;
+	assert_true(proc_maps_parse_line(l1, &m));
+	assert_int_equal(m.inode, 1835043);
+	assert_true(proc_maps_parse_line(l2, &m));
+	assert_int_equal(m.inode, 0);
+	assert_true(proc_maps_parse_line(l3, &m));
+	assert_true(m.inode == UINT64_MAX);
+	parse_bad("1000-2000 r-xp 0 00:2a 18446744073709551616 /x\n"); /* 2^64 */
+}
+
 static void paths(void **state)
 {
 	(void)state;
@@ -100,19 +118,20 @@ static void own_maps_agree_with_sscanf(void **state)
 	(void)state;
 	assert_non_null(f);
 	while (getline(&line, &cap, f) > 0) {
-		unsigned long long start, end, off;
+		unsigned long long start, end, off, ino;
 		char perms[8];
 		int pathpos = 0;
 		struct proc_maps_line m;
 
-		assert_int_equal(sscanf(line, "%llx-%llx %7s %llx %*x:%*x %*u %n", &start, &end,
-					perms, &off, &pathpos),
-				 4);
+		assert_int_equal(sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n", &start, &end,
+					perms, &off, &ino, &pathpos),
+				 5);
 		assert_true(proc_maps_parse_line(line, &m));
 		assert_int_equal(m.start, start);
 		assert_int_equal(m.end, end);
 		assert_string_equal(m.perms, perms);
 		assert_int_equal(m.offset, off);
+		assert_true(m.inode == ino);
 		/* sscanf's blank also eats the newline of a pathless line. */
 		assert_int_equal(strcspn(m.path, "\n"), strcspn(line + pathpos, "\n"));
 		assert_memory_equal(m.path, line + pathpos, strcspn(m.path, "\n"));
@@ -127,6 +146,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kernel_format),
+		cmocka_unit_test(inodes),
 		cmocka_unit_test(paths),
 		cmocka_unit_test(malformed),
 		cmocka_unit_test(own_maps_agree_with_sscanf),

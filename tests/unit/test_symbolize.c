@@ -330,6 +330,40 @@ static void append_file(const char *path, const char *text)
 	fclose(f);
 }
 
+/*
+ * A library replaced on disk while mapped (a package upgrade writes a new
+ * file and renames it over the old): its path now names another file, so
+ * the symbols come from the mapped one, through map_files (root only).
+ */
+static void test_replaced_lib(void **state)
+{
+	struct symbolizer *s;
+	struct fx_proc p;
+	struct sym_result r;
+	char lib[PATH_MAX], copy[PATH_MAX], tmp[PATH_MAX + 8], cmd[3 * PATH_MAX];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* map_files needs CAP_SYS_ADMIN */
+	s = symbolizer_new(&quiet_opts);
+	snprintf(lib, sizeof(lib), "%s/libfx.so", fx_build());
+	snprintf(copy, sizeof(copy), "%s/libfx-replaced.so", fx_build());
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", lib, copy);
+	assert_int_equal(system(cmd), 0);
+	start(&p, "fx_main", "dlopen", copy);
+	/* Renamed over it: not an ELF file at all, another inode. */
+	snprintf(tmp, sizeof(tmp), "%s.new", copy);
+	append_file(tmp, "not the library any more\n");
+	assert_int_equal(rename(tmp, copy), 0);
+	symbolizer_note_pid(s, (uint32_t)p.pid);
+	symbolizer_resolve(s, (uint32_t)p.pid, fx_addr(&p, "lib_func"), false, &r);
+	assert_string_equal(r.frames[0].name, "lib_func");
+	assert_true(ends_with(r.map->path, "/libfx-replaced.so"));
+	fx_stop(&p);
+	unlink(copy);
+	symbolizer_free(s);
+}
+
 static void test_perf_map(void **state)
 {
 	struct symbolizer *s = symbolizer_new(&quiet_opts);
@@ -892,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_build_id_debug_dir),
 		cmocka_unit_test(test_cpp_templates),
 		cmocka_unit_test(test_dlopen_random_base),
+		cmocka_unit_test(test_replaced_lib),
 		cmocka_unit_test(test_unknown_in_stripped_lib),
 		cmocka_unit_test(test_process_exited),
 		cmocka_unit_test(test_trim_reopens),
