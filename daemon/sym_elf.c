@@ -121,8 +121,11 @@ static char *hex(const unsigned char *p, size_t n)
 
 	if (!s)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		snprintf(s + i * 2, 3, "%02x", p[i]);
+	/* By hand: an snprintf per byte was 20 calls for every file read. */
+	for (size_t i = 0; i < n; i++) {
+		s[i * 2] = "0123456789abcdef"[p[i] >> 4];
+		s[i * 2 + 1] = "0123456789abcdef"[p[i] & 15];
+	}
 	s[n * 2] = '\0';
 	return s;
 }

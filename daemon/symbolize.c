@@ -74,6 +74,8 @@ struct symbolizer {
 	dev_t own_pidns_dev;
 	ino_t own_pidns_ino;
 	struct sym_proc *procs[PROC_BUCKETS];
+	char *maps_buf; /* read_maps' stdio buffer, kept: malloc'd and freed
+			 * for each read, it was new heap memory each time */
 };
 
 /* snprintf that reports truncation: a cut path must not open another file. */
@@ -159,6 +161,7 @@ void symbolizer_free(struct symbolizer *s)
 	sym_kernel_free(s->kernel);
 	sym_elf_cache_free(s->elfs);
 	strtab_free(&s->names);
+	free(s->maps_buf);
 	free(s);
 }
 
@@ -443,7 +446,7 @@ static int add_map(struct symbolizer *s, struct sym_proc *p, uint64_t start, uin
  */
 static int read_maps(struct symbolizer *s, struct sym_proc *p)
 {
-	char path[PATH_MAX], *line = NULL, *buf;
+	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0;
 	FILE *f;
 	int r = 0;
@@ -460,9 +463,10 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 	 * (a VM, a JVM) is not walked a kilobyte at a time. The buffer must be
 	 * ours: given none, glibc keeps its own of st_blksize (1 KiB here)
 	 * whatever size is asked for. */
-	buf = malloc(MAPS_READ_BYTES);
-	if (buf)
-		setvbuf(f, buf, _IOFBF, MAPS_READ_BYTES);
+	if (!s->maps_buf)
+		s->maps_buf = malloc(MAPS_READ_BYTES);
+	if (s->maps_buf)
+		setvbuf(f, s->maps_buf, _IOFBF, MAPS_READ_BYTES);
 	while (getline(&line, &cap, f) > 0) {
 		struct proc_maps_line m;
 		char *name;
@@ -486,7 +490,6 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 	}
 	free(line);
 	fclose(f);
-	free(buf);
 	return r;
 }
 

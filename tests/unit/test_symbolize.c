@@ -59,6 +59,20 @@ static void test_symtab_and_lines(void **state)
 	assert_true(r.map->is_main);
 	assert_true(ends_with(r.map->path, "/fx_main"));
 	assert_int_equal(strlen(r.map->build_id), 40); /* sha1 build-id */
+	{
+		/* The same hex digits as binutils prints. */
+		char cmd[PATH_MAX + 64], want[64] = "";
+		FILE *f;
+
+		snprintf(cmd, sizeof(cmd), "readelf -n %s/fx_main | awk '/Build ID/ {print $3}'",
+			 fx_build());
+		f = popen(cmd, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(want, sizeof(want), f));
+		pclose(f);
+		want[strcspn(want, "\n")] = '\0';
+		assert_string_equal(r.map->build_id, want);
+	}
 	main_map = symbolizer_main_mapping(s, (uint32_t)p.pid);
 	assert_ptr_equal(main_map, r.map);
 	fx_stop(&p);
