@@ -46,7 +46,7 @@ struct sym_proc {
 	bool have_ident;
 	bool frozen; /* a newer generation exists: the maps are final */
 	struct proc_ident ident;
-	uint32_t nspid; /* the pid inside its own namespace */
+	uint32_t nspid; /* the pid inside its own namespace, 0: not looked up */
 	struct sym_map **maps;
 	size_t nr_maps, cap_maps;
 	struct sym_perfmap *perfmap;
@@ -267,7 +267,7 @@ static bool in_own_pidns(struct symbolizer *s, uint32_t pid)
  * The pid the JIT names its map by: pid itself in our namespace, else the
  * innermost NSpid of /proc/PID/status. The namespace test comes first
  * because the kernel renders all of status (signal masks, capabilities,
- * memory counters) to answer one line of it, for every new process.
+ * memory counters) to answer one line of it.
  */
 static uint32_t read_nspid(struct symbolizer *s, uint32_t pid)
 {
@@ -301,6 +301,10 @@ static void open_perfmap(struct symbolizer *s, struct sym_proc *p)
 	char path[PATH_MAX];
 	int fd;
 
+	/* Only a perf map is named by it: looked up here, not for every
+	 * process met. */
+	if (!p->nspid)
+		p->nspid = read_nspid(s, p->pid);
 	if (!fmt_path(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", s->proc_root, p->pid,
 		      p->nspid))
 		return;
@@ -526,7 +530,6 @@ static int new_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, struct sym_
 	} else {
 		p->exe[0] = '\0';
 	}
-	p->nspid = read_nspid(s, pid);
 	r = read_maps(s, p);
 	/*
 	 * A JIT's perf map is opened now, while the process (and its mount
