@@ -440,6 +440,13 @@ static int add_map(struct symbolizer *s, struct sym_proc *p, uint64_t start, uin
 	return 0;
 }
 
+/* Anonymous memory (no file, or a named "[anon:...]" region): where JIT
+ * code lives, so only there is a perf map consulted. */
+static bool anon_path(const char *path)
+{
+	return !path[0] || !strncmp(path, "[anon", 5);
+}
+
 /* Reads of /proc/PID/maps: see read_maps. */
 #define MAPS_READ_BYTES (64 * 1024)
 
@@ -481,7 +488,7 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 		name = m.path;
 		len = strcspn(name, "\n");
 		name[len] = '\0';
-		if (!len || !strncmp(name, "[anon", 5))
+		if (anon_path(name))
 			p->anon_exec = true;
 		/* A replaced file: the mapping is still the old inode. */
 		if (len > 10 && !strcmp(name + len - 10, " (deleted)"))
@@ -708,7 +715,7 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 	}
 	/* JIT code lives in anonymous memory; only there is the perf map
 	 * consulted, so it can never shadow a real binary. */
-	if (!m || !m->pub.path[0] || !strncmp(m->pub.path, "[anon", 5)) {
+	if (!m || anon_path(m->pub.path)) {
 		if (!p->perfmap && !p->perfmap_tried_late && !p->gone && !p->frozen) {
 			p->perfmap_tried_late = true;
 			open_perfmap(s, p);
