@@ -6,6 +6,7 @@
  * Under TCG there is no PMU and a timer-driven profiler cannot see inside
  * interrupt handlers; the emulator itself can count every instruction.
  *
+ *   VM_QEMU=qemu-system-x86_64 \
  *   VM_QEMU_EXTRA="-plugin build/bench/insnprof.so,snap=DIR/snap[,mark=HEX]..." \
  *       tests/vm/run --icount=1 --out DIR ...
  *

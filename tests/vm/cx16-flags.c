@@ -5,7 +5,8 @@
  * instruction before left. QEMU 7.2's TCG computes them from a stale
  * condition-code state instead: here the raw operand of the ADD before it,
  * in the guest kernel the SLUB object pointer, which an interrupt then
- * saved as EFLAGS (tests/vm/run, cx16=off). Run by tests/vm/selftest in a
+ * saved as EFLAGS (tests/vm/fetch-qemu: why guests run QEMU 10.0). Run by
+ * tests/vm/selftest in a
  * guest. Exit 0: no CX16, or its flags are right; 1: they are wrong.
  */
 #include <cpuid.h>
