@@ -6,8 +6,8 @@
  * condition-code state instead: here the raw operand of the ADD before it,
  * in the guest kernel the SLUB object pointer, which an interrupt then
  * saved as EFLAGS (tests/vm/fetch-qemu: why guests run QEMU 10.0). Run by
- * tests/vm/selftest in a
- * guest. Exit 0: no CX16, or its flags are right; 1: they are wrong.
+ * tests/vm/selftest in a guest. Exit 0: no CX16, or its flags are right;
+ * 1: they are wrong.
  */
 #include <cpuid.h>
 #include <stdio.h>
