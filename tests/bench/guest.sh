@@ -74,7 +74,7 @@ reset_perf_limits() {
 # in $SCRATCH/TOOL.err and its counters in TOOL_* variables (count_samples).
 TOOL_PID=
 start_tool() {
-	local tool=$1 hz=$2 i
+	local tool=$1 hz=$2
 	reset_perf_limits
 	rm -f "$SCRATCH"/*.err "$SCRATCH"/perf.data* "$SCRATCH"/sky.* "$SCRATCH"/bt.out \
 		"$SCRATCH/bpfcount.out"
@@ -89,7 +89,7 @@ start_tool() {
 		"$SKYPROF" record "${target[@]}" -F "$hz" -o "$SCRATCH/sky.folded" \
 			2>"$SCRATCH/skyprof.err" &
 		TOOL_PID=$!
-		for i in $(seq 600); do
+		for _ in $(seq 600); do
 			grep -q '^skyprof: session' "$SCRATCH/skyprof.err" && break
 			kill -0 "$TOOL_PID" 2>/dev/null || break
 			sleep 0.1
@@ -97,6 +97,8 @@ start_tool() {
 		;;
 	perf | perf_dwarf)
 		local cg=(-g)
+		# "dwarf,8192" is one argument of perf's, not two elements.
+		# shellcheck disable=SC2054
 		[ "$tool" = perf_dwarf ] && cg=(--call-graph dwarf,8192)
 		rm -f "$SCRATCH/ctl" "$SCRATCH/ack"
 		mkfifo "$SCRATCH/ctl" "$SCRATCH/ack"
@@ -115,7 +117,7 @@ start_tool() {
 		bpftrace -e "profile:hz:$hz { @[kstack, ustack, pid] = count(); }" \
 			>"$SCRATCH/bt.out" 2>"$SCRATCH/bpftrace.err" &
 		TOOL_PID=$!
-		for i in $(seq 1200); do
+		for _ in $(seq 1200); do
 			grep -q '^Attaching' "$SCRATCH/bt.out" && break
 			kill -0 "$TOOL_PID" 2>/dev/null || break
 			sleep 0.1

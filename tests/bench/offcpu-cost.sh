@@ -117,7 +117,7 @@ run_bpftrace() {
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]; else print "nan"}'; }
 
-none= sky= bt=
+none='' sky='' bt=''
 for i in $(seq "$runs"); do
 	r=$(run_storm) && none="$none $r"
 	r=$(run_skyprof) && sky="$sky $r"
