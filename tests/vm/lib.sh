@@ -44,3 +44,18 @@ host_debian_uri() {
 			awk '$1 == "deb" {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; break}}'
 	} | grep -E "$want" | head -1 || true
 }
+
+# fetch_debs DEST PKG=VERSION...: downloads the packages into the cache's
+# deb directory with the private apt config (the host's apt setup is left
+# alone) and extracts them, not installed, under DEST.
+fetch_debs() {
+	local dest=$1 debs=$SKYPROF_CACHE/debs p f
+	shift
+	mkdir -p "$debs" "$dest"
+	(cd "$debs" && "$VM_DIR/apt-private" -qq download "$@")
+	for p in "$@"; do
+		f=$(ls "$debs/${p%%=*}_$(echo "${p#*=}" | sed 's/:/%3a/')_"*.deb 2>/dev/null | head -1)
+		[ -n "$f" ] || vm_die "downloaded package for $p not found"
+		dpkg-deb -x "$f" "$dest"
+	done
+}
