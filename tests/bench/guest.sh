@@ -21,7 +21,15 @@
 #   capacity  the highest frequency at which skyprof, and perf, lose < 1 %
 #             of their samples (ring overflow, and for skyprof the ticks its
 #             time budget skipped) in BENCH_CAP_S seconds with both CPUs
-#             busy: bisection over BENCH_CAP_FREQS.
+#             busy: bisection over BENCH_CAP_FREQS. With
+#             BENCH_CAP_MIN_CAPTURED=P a run also has to capture P % of
+#             Hz x seconds x CPUs: where every tick fires on time (-icount,
+#             natively) this catches the ticks a tool skips without counting
+#             them lost (the kernel's perf sample-rate limiter throttles
+#             perf's events, and skyprof's perf clock, silently). Tools:
+#             BENCH_CAP_TOOLS (default skyprof, perf, and skyprof_b25:
+#             skyprof with --budget 25, the share of a CPU the kernel lets
+#             perf's sampling take by default, perf_cpu_time_max_percent).
 #   sustain   skyprof alone at BENCH_SUSTAIN_HZ (default 9999) for
 #             BENCH_SUSTAIN_S (default 60) seconds with both CPUs busy, the
 #             daemon draining: DESIGN.md's "zero lost at 10 kHz for 60 s,
@@ -42,7 +50,9 @@ WIN=${BENCH_WINDOW:-3}
 HZS=${BENCH_HZ:-99 999 9999}
 DELIV_S=${BENCH_DELIVERY_S:-10}
 CAP_S=${BENCH_CAP_S:-60}
-CAP_FREQS=${BENCH_CAP_FREQS:-99 499 999 9999 19999 49999}
+CAP_FREQS=${BENCH_CAP_FREQS:-99 499 999 9999 19999 49999 99999}
+CAP_TOOLS=${BENCH_CAP_TOOLS:-skyprof perf skyprof_b25}
+CAP_MIN_CAPTURED=${BENCH_CAP_MIN_CAPTURED:-0}
 SUSTAIN_HZ=${BENCH_SUSTAIN_HZ:-9999}
 SUSTAIN_S=${BENCH_SUSTAIN_S:-60}
 PHASES=${BENCH_PHASES:-overhead delivery capacity offcpu}
@@ -80,9 +90,10 @@ start_tool() {
 		"$SCRATCH/bpfcount.out"
 	case $tool in
 	none) TOOL_PID= ;;
-	skyprof | skyprof_dwarf | ticks)
+	skyprof | skyprof_dwarf | skyprof_b25 | ticks)
 		local target=(-a)
 		[ "$tool" = skyprof_dwarf ] && target+=(--dwarf=8192)
+		[ "$tool" = skyprof_b25 ] && target+=(--budget 25)
 		# A process that sleeps throughout: the clock runs on every CPU,
 		# the handler's filter drops every tick.
 		[ "$tool" = ticks ] && target=(-p "$SLEEPER")
@@ -162,7 +173,7 @@ count_samples() {
 	local pids
 	pids=$(awk '$1 == "worker" {printf "%s%s", sep, $4; sep = ","}' "$SCRATCH/work.out" 2>/dev/null)
 	case $1 in
-	skyprof | skyprof_dwarf | ticks)
+	skyprof | skyprof_dwarf | skyprof_b25 | ticks)
 		local l
 		l=$(tr '\r' '\n' <"$SCRATCH/skyprof.err" | grep -E '^skyprof: .* after .* samples' | tail -1)
 		SAMPLES=$(echo "$l" | sed -n 's/.*: \([0-9]*\) samples.*/\1/p')
@@ -305,6 +316,9 @@ busy_run() {
 	LAST_LOST_PCT=$(awk -v s="$SAMPLES" -v l="$LOST" -v t="$THROTTLED" 'BEGIN {
 		if (s < 0 || l < 0 || s + l + t == 0) print 100
 		else printf "%.3f", 100 * (l + t) / (s + l + t) }')
+	# Every sample the tool took, all tasks, against the run's ticks.
+	LAST_CAPTURED_PCT=$(awk -v s="$SAMPLES" -v h="$hz" -v t="$secs" -v c="$(nproc)" 'BEGIN {
+		printf "%.3f", s < 0 ? 0 : 100 * s / (h * t * c) }')
 }
 
 phase_delivery() {
@@ -321,20 +335,24 @@ phase_delivery() {
 phase_capacity() {
 	local freqs tool lo hi mid best
 	read -r -a freqs <<<"$CAP_FREQS"
-	for tool in skyprof perf; do
+	for tool in $CAP_TOOLS; do
 		lo=0 hi=${#freqs[@]} best=0
 		# Invariant: freqs[< lo] pass (or untested below), freqs[>= hi] fail.
 		while [ "$lo" -lt "$hi" ]; do
 			mid=$(((lo + hi) / 2))
-			busy_run capacity "$tool" "${freqs[$mid]}" "$CAP_S" || LAST_LOST_PCT=100
-			if awk -v p="$LAST_LOST_PCT" 'BEGIN {exit !(p < 1)}'; then
+			busy_run capacity "$tool" "${freqs[$mid]}" "$CAP_S" || LAST_LOST_PCT=100 LAST_CAPTURED_PCT=0
+			rec "capacity_run tool=$tool hz=${freqs[$mid]} lost_pct=$LAST_LOST_PCT" \
+				"captured_pct=$LAST_CAPTURED_PCT min_captured=$CAP_MIN_CAPTURED"
+			if awk -v p="$LAST_LOST_PCT" -v c="$LAST_CAPTURED_PCT" -v m="$CAP_MIN_CAPTURED" \
+				'BEGIN {exit !(p < 1 && c >= m)}'; then
 				best=${freqs[$mid]}
 				lo=$((mid + 1))
 			else
 				hi=$mid
 			fi
 		done
-		rec "capacity_result tool=$tool hz=$best freqs=${CAP_FREQS// /,} secs=$CAP_S"
+		rec "capacity_result tool=$tool hz=$best freqs=${CAP_FREQS// /,} secs=$CAP_S" \
+			"min_captured=$CAP_MIN_CAPTURED"
 		log "capacity $tool: $best Hz"
 	done
 }
@@ -368,6 +386,7 @@ rec "env kernel=$(uname -r) cpus=$(nproc) perf=$(perf --version 2>/dev/null | aw
 	"bpftrace=$(bpftrace --version 2>/dev/null | awk '{print $2}')" \
 	"skyprof=$("$SKYPROF" --version 2>/dev/null | awk '{print $2}')" \
 	"reps=$REPS window=$WIN delivery_s=$DELIV_S cap_s=$CAP_S sustain_s=$SUSTAIN_S" \
+	"cap_min_captured=$CAP_MIN_CAPTURED" \
 	"perf_cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)"
 for p in $PHASES; do
 	t0=$(now)

@@ -165,11 +165,16 @@ def main():
             return None
         return x / y
 
-    def above_ticks(x, y, t):
-        # What each tool adds to the bare sampling interrupt, compared.
+    def above_ticks(x, y, t, spread):
+        # What each tool adds to the bare sampling interrupt, compared; none
+        # where either addition is inside the no-profiler runs' spread
+        # (noise: the difference of two noisy overheads is noisier still).
         if x is None or y is None or t is None:
             return None
-        return ratio(x - t, y - t)
+        noise = max(0.5, abs(spread["min"]), abs(spread["max"])) if spread else 0.5
+        if x - t <= 0 or y - t <= noise:
+            return None
+        return (x - t) / (y - t)
 
     # --- overhead in instruction time (-icount) ---------------------------
     # The guest clock counts instructions: work per guest second is the
@@ -211,7 +216,7 @@ def main():
     def delivery(rows, with_marks):
         deliv, lost, thr, deliv_run, pthr, captured = {}, {}, {}, {}, {}, {}
         for r in rows:
-            if r["kind"] not in ("delivery", "capacity"):
+            if r["kind"] not in ("delivery", "capacity") or r["tool"] not in TOOLS:
                 continue
             tool, hz = r["tool"], int(r["hz"])
             s, ws, l = num(r["samples"]), num(r.get("work_samples")), num(r["lost"])
@@ -234,7 +239,7 @@ def main():
                 thr[key] = 100.0 * t / (s + t + (l or 0)) if s + t else 0.0
             # skyprof's every sample, all tasks, against the run's ticks
             # (its clock skips idle CPUs; see the -icount table's text).
-            if tool == "skyprof" and r["kind"] == "delivery" and s and num(r["secs"]):
+            if tool == "skyprof" and s and num(r["secs"]):
                 captured[key] = 100.0 * s / (hz * num(r["secs"]) * gcpus)
             if with_marks:
                 cpu_s, wall_s = window_cpu(marks, r["id"])
@@ -266,9 +271,20 @@ def main():
         }
 
     sus, isus = sustain(guest), sustain(iguest)
-    cap = {r["tool"]: int(r["hz"]) for r in guest if r["kind"] == "capacity_result"}
-    cap_freqs = next((r["freqs"].replace(",", ", ") for r in guest if r["kind"] == "capacity_result"), None)
-    cap_secs = next((r["secs"] for r in guest if r["kind"] == "capacity_result"), None)
+    # Capacity: searched in the -icount guest when it ran there (every tick
+    # fires on time, so the tools face the rate under test), else here.
+    cap_rows = iguest if any(r["kind"] == "capacity_result" for r in iguest) else guest
+    cap_where = ("instruction time (-icount)" if cap_rows is iguest else
+                 "native" if native else "TCG (host time)")
+    cap = {r["tool"]: int(r["hz"]) for r in cap_rows if r["kind"] == "capacity_result"}
+    cap_res = next((r for r in cap_rows if r["kind"] == "capacity_result"), {})
+    cap_freqs = cap_res["freqs"].replace(",", ", ") if cap_res else None
+    cap_secs = cap_res.get("secs")
+    cap_min = num(cap_res.get("min_captured")) or 0
+    cap_runs = [{"tool": r["tool"], "hz": int(r["hz"]), "lost_pct": num(r["lost_pct"]),
+                 "captured_pct": num(r.get("captured_pct")),
+                 "passed": num(r["lost_pct"]) < 1 and (num(r.get("captured_pct")) or 0) >= cap_min}
+                for r in cap_rows if r["kind"] == "capacity_run"]
     sessions = {(r["tool"], int(r["hz"])): r for r in guest if r["kind"] == "session"}
 
     # --- off-CPU ------------------------------------------------------------
@@ -326,9 +342,12 @@ def main():
         "ratio": {k + sfx: {} for k in ("skyprof_over_perf", "skyprof_over_bpftrace")
                   for sfx in ("", "_sys", "_above_ticks", "_above_ticks_sys")},
         "capacity_hz": {"skyprof": cap.get("skyprof"), "perf": cap.get("perf"),
-                        "bpftrace": None},
+                        "bpftrace": None, "skyprof_budget25": cap.get("skyprof_b25")},
         "capacity_note": {"bpftrace": "no ring buffer (in-kernel map aggregation): it reports "
                                       "no loss to search on; see delivered_pct"},
+        "capacity_measured_in": cap_where if cap else None,
+        "capacity_min_captured_pct": cap_min,
+        "capacity_runs": cap_runs,
         "lost_pct": {}, "delivered_pct": {}, "vcpu_share_pct": {},
         "perf_throttle_records": {},
         "tool_process_cpu_pct": {}, "tool_process_cpu_pct_sys": {},
@@ -364,7 +383,8 @@ def main():
             for peer in ("perf", "bpftrace"):
                 x = ratio(ovm("skyprof", hz, wl), ovm(peer, hz, wl))
                 J["ratio"][f"skyprof_over_{peer}{suf}"][str(hz)] = None if x is None else round(x, 3)
-                x = above_ticks(ovm("skyprof", hz, wl), ovm(peer, hz, wl), ovm("ticks", hz, wl))
+                x = above_ticks(ovm("skyprof", hz, wl), ovm(peer, hz, wl), ovm("ticks", hz, wl),
+                                base_spread.get((wl, measure)))
                 J["ratio"][f"skyprof_over_{peer}_above_ticks{suf}"][str(hz)] = (
                     None if x is None else round(x, 3))
     for (tool, hz), v in sorted(deliv.items()):
@@ -404,7 +424,7 @@ def main():
                     I["ratio"][f"skyprof_over_{peer}{suf}"][str(hz)] = (
                         None if x is None else round(x, 3))
                     x = above_ticks(iovm("skyprof", hz, wl), iovm(peer, hz, wl),
-                                    iovm("ticks", hz, wl))
+                                    iovm("ticks", hz, wl), ibase.get(wl))
                     I["ratio"][f"skyprof_over_{peer}_above_ticks{suf}"][str(hz)] = (
                         None if x is None else round(x, 3))
         for (tool, hz), v in sorted(ideliv.items()):
@@ -449,7 +469,9 @@ def main():
         # get(tool, hz) -> median overhead; rat: the JSON ratio dict.
         if not any(get("ticks", hz) is not None for hz in hz_list):
             return
-        w("Above the bare sampling interrupt (each tool's overhead − ticks alone):\n")
+        w("Above the bare sampling interrupt (each tool's overhead − ticks alone; a ratio is "
+          "n/a where skyprof's addition is not above zero or the peer's is within the "
+          "no-profiler spread):\n")
         w("| Hz | ticks alone | skyprof | perf record -g | bpftrace | skyprof / perf | "
           "skyprof / bpftrace |")
         w("|---:|---:|---:|---:|---:|---:|---:|")
@@ -583,11 +605,14 @@ def main():
               "bpftrace also sample idle CPUs before and after the run: no such figure.\n")
             w("| tool | Hz | seconds | delivered | tool process | captured, all tasks | lost | throttled (skyprof: ticks; perf: THROTTLE records) |")
             w("|---|---:|---:|---:|---:|---:|---:|---:|")
-            isecs = {(r["tool"], int(r["hz"])): r["secs"] for r in iguest if r["kind"] == "delivery"}
+            isecs = {}
+            for r in iguest:
+                if r["kind"] in ("delivery", "capacity"):
+                    isecs.setdefault((r["tool"], int(r["hz"])), r["secs"])
             itcpu = {(r["tool"], int(r["hz"])): 100.0 * num(r["tool_cpu_ms"]) /
                      (1000.0 * num(r["secs"]) * gcpus)
-                     for r in iguest if r["kind"] == "delivery" and num(r.get("tool_cpu_ms"))
-                     is not None and num(r["secs"])}
+                     for r in iguest if r["kind"] in ("delivery", "capacity") and
+                     num(r.get("tool_cpu_ms")) is not None and num(r["secs"])}
             for k in sorted(ideliv.keys(), key=lambda k: (TOOLS.index(k[0]), k[1])):
                 w(f"| {k[0]} | {k[1]} | {isecs.get(k)} | {fmt(ideliv[k], 1, ' %')} | "
                   f"{fmt(itcpu.get(k), 1, ' %')} | "
@@ -623,16 +648,33 @@ def main():
     sustain_text(sus, "natively" if native else "under TCG")
     w("## Capacity\n")
     if cap:
-        w(f"Highest rate per CPU at which the tool delivers all but < 1 % of the samples it "
-          f"took over {cap_secs} s with both CPUs busy, bisection over {cap_freqs} Hz (0: "
-          "even the lowest failed). Not delivered: ring overflow (skyprof lost, perf "
-          "LOST_SAMPLES) and, for skyprof, the ticks its time budget skipped (throttled); "
-          "perf's own throttling leaves no sample count, only the THROTTLE records in the "
-          "table above.\n")
+        w(f"Measured in {cap_where}. Highest rate per CPU at which the tool delivers all but "
+          f"< 1 % of the samples it took over {cap_secs} s with both CPUs busy, bisection over "
+          f"{cap_freqs} Hz (0: even the lowest failed). Not delivered: ring overflow "
+          "(skyprof lost, perf LOST_SAMPLES) and, for skyprof, the ticks its time budget "
+          "(default 5 % of a CPU) skipped (throttled)."
+          + (f" A run must also capture {cap_min:g} % of Hz × seconds × CPUs (every sample "
+             "the tool took, all tasks): every tick fires on time there, so this counts the "
+             "ticks a tool skipped without calling them lost — the kernel's perf sample-rate "
+             "limiter (`perf_cpu_time_max_percent`) throttles perf's events, and skyprof's "
+             "perf clock, without a lost count." if cap_min else
+             " perf's own throttling leaves no sample count, only the THROTTLE records in "
+             "the table above.") + "\n")
+        if cap_runs:
+            w("| tool | Hz | captured | lost + throttled | passed |")
+            w("|---|---:|---:|---:|---|")
+            for x in cap_runs:
+                name = "skyprof --budget 25" if x["tool"] == "skyprof_b25" else x["tool"]
+                w(f"| {name} | {x['hz']} | {fmt(x['captured_pct'], 1, ' %')} | "
+                  f"{fmt(x['lost_pct'], 2, ' %')} | {'yes' if x['passed'] else 'no'} |")
+            w("")
         w("| tool | capacity |")
         w("|---|---:|")
         for t in ("skyprof", "perf"):
             w(f"| {t} | {cap.get(t, 'n/a')} Hz |")
+        if "skyprof_b25" in cap:
+            w(f"| skyprof --budget 25 (the 25 % of a CPU perf's sampling may take by default) "
+              f"| {cap['skyprof_b25']} Hz |")
         w("| bpftrace | n/a (no ring buffer, reports no loss) |\n")
     else:
         w("Not measured in this run (phase skipped).\n")
@@ -755,8 +797,11 @@ def main():
                           f"captured, {fmt(x['lost'], 0)} lost, {fmt(x['throttled'], 0)} "
                           "throttled."]
             T += ["",
-                  f"Capacity (< 1 % lost, {cap_secs} s, both CPUs busy): skyprof "
-                  f"{cap.get('skyprof', 'n/a')} Hz, perf {cap.get('perf', 'n/a')} Hz. "
+                  f"Capacity (< 1 % lost{f' and ≥ {cap_min:g} % of the ticks captured' if cap_min else ''}, "
+                  f"{cap_secs} s, both CPUs busy, {cap_where}): skyprof "
+                  f"{cap.get('skyprof', 'n/a')} Hz"
+                  + (f" ({cap['skyprof_b25']} Hz with --budget 25)" if "skyprof_b25" in cap else "")
+                  + f", perf {cap.get('perf', 'n/a')} Hz. "
                   f"Daemon on the host: {fmt(mmed('aggregate.samples_per_s'), 0)} records "
                   f"decoded+aggregated per second per core, pprof encode of 1 M samples "
                   f"{fmt(mmed('pprof.encode_s'), 2)} s, peak RSS {fmt(mmed('rss.peak_mib'), 1)} MiB, "
@@ -789,7 +834,9 @@ def main():
             print(f"  sustained {x['hz']} Hz {fmt(x['secs'], 0)} s ({where}): captured "
                   f"{fmt(x['captured_all_tasks_pct'], 2, '%')}, lost {fmt(x['lost'], 0)}, "
                   f"throttled {fmt(x['throttled'], 0)}")
-    print(f"  capacity: skyprof {cap.get('skyprof', 'n/a')} Hz, perf {cap.get('perf', 'n/a')} Hz")
+    print(f"  capacity ({cap_where}): skyprof {cap.get('skyprof', 'n/a')} Hz"
+          + (f" ({cap['skyprof_b25']} Hz with --budget 25)" if "skyprof_b25" in cap else "")
+          + f", perf {cap.get('perf', 'n/a')} Hz")
     print(f"  host: {fmt(mmed('aggregate.samples_per_s'), 0)} records/s, pprof 1M "
           f"{fmt(mmed('pprof.encode_s'), 2)} s, RSS {fmt(mmed('rss.peak_mib'), 1)} MiB, "
           f"DWARF {fmt(mmed('dwarf.samples_per_s'), 0)} samples/s")
