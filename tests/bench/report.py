@@ -106,6 +106,11 @@ def main():
     native = machine.get("mode") == "native"
     gcpus = int(genv.get("cpus", "2"))
 
+    def tool_share(r):
+        # The tool's own process: % of all CPUs over the record's seconds.
+        t, secs = num(r.get("tool_cpu_ms")), num(r.get("secs"))
+        return 100.0 * t / (1000.0 * secs * gcpus) if t is not None and secs else None
+
     # --- overhead ---------------------------------------------------------
     # Per window: work per guest second (raw), and work per CPU-second the
     # host gave QEMU (normalized; under TCG other jobs on the host take CPU
@@ -121,8 +126,7 @@ def main():
         norm = units / cpu_s if units and cpu_s else None
         if cpu_s and wall_s:
             shares.append(cpu_s / wall_s / gcpus)
-        tcpu = num(r.get("tool_cpu_ms"))
-        tshare = 100.0 * tcpu / (1000.0 * num(r["secs"]) * gcpus) if tcpu is not None else None
+        tshare = tool_share(r)
         wins.setdefault(key, []).append({"rep": int(r["rep"]), "raw": ups, "norm": norm,
                                          "tool_cpu": tshare})
 
@@ -183,11 +187,8 @@ def main():
     for r in iguest:
         if r["kind"] != "window":
             continue
-        tcpu = num(r.get("tool_cpu_ms"))
         iwins.setdefault((r["tool"], int(r["hz"]), r["wl"]), []).append({
-            "raw": num(r.get("units_per_s")),
-            "tool_cpu": 100.0 * tcpu / (1000.0 * num(r["secs"]) * gcpus) if tcpu is not None
-            else None})
+            "raw": num(r.get("units_per_s")), "tool_cpu": tool_share(r)})
     ienv = next((r for r in iguest if r["kind"] == "env"), {})
 
     def iover(tool, hz, wl):
@@ -266,8 +267,7 @@ def main():
             if ok and secs else None,
             "delivered_pct": round(100.0 * ws / (hz * wsecs), 2)
             if ws is not None and ws >= 0 and wsecs else None,
-            "tool_process_cpu_pct": round(100.0 * num(r["tool_cpu_ms"]) / (1000.0 * secs * gcpus), 2)
-            if num(r.get("tool_cpu_ms")) is not None and secs else None,
+            "tool_process_cpu_pct": None if tool_share(r) is None else round(tool_share(r), 2),
         }
 
     sus, isus = sustain(guest), sustain(iguest)
@@ -609,10 +609,8 @@ def main():
             for r in iguest:
                 if r["kind"] in ("delivery", "capacity"):
                     isecs.setdefault((r["tool"], int(r["hz"])), r["secs"])
-            itcpu = {(r["tool"], int(r["hz"])): 100.0 * num(r["tool_cpu_ms"]) /
-                     (1000.0 * num(r["secs"]) * gcpus)
-                     for r in iguest if r["kind"] in ("delivery", "capacity") and
-                     num(r.get("tool_cpu_ms")) is not None and num(r["secs"])}
+            itcpu = {(r["tool"], int(r["hz"])): tool_share(r) for r in iguest
+                     if r["kind"] in ("delivery", "capacity")}
             for k in sorted(ideliv.keys(), key=lambda k: (TOOLS.index(k[0]), k[1])):
                 w(f"| {k[0]} | {k[1]} | {isecs.get(k)} | {fmt(ideliv[k], 1, ' %')} | "
                   f"{fmt(itcpu.get(k), 1, ' %')} | "
