@@ -6,6 +6,9 @@ SKYPROF_CACHE=${SKYPROF_CACHE:-/var/cache/skyprof-test}
 export SKYPROF_CACHE
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$VM_DIR/../.." && pwd)
+# The project's shared data (the prebuilt old kernels): beside the clone.
+SKYPROF_SHARED=${SKYPROF_SHARED:-$(cd "$TOP/.." && pwd)/shared}
+export SKYPROF_SHARED
 
 vm_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 vm_die() { vm_log "$*"; exit 1; }
