@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "config_agent.h"
 #include "grpc_conn.h"
 #include "grpc_frame.h"
+#include "random_bytes.h"
 #include "sw_command.pb-c.h"
 #include "sw_continuous.pb-c.h"
 #include "sw_ebpf_process.pb-c.h"
@@ -103,7 +103,7 @@ static double jitter(void)
 {
 	uint32_t r = 0;
 
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+	if (!random_bytes(&r, sizeof(r)))
 		r = (uint32_t)mono_ms() * 2654435761u;
 	return (double)r / 4294967296.0;
 }

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +34,7 @@
 #include "agent_template.h"
 #include "commands.h"
 #include "config_agent.h"
+#include "random_bytes.h"
 
 #define DEFAULT_CONFIG "/etc/skyprof/agent.yaml"
 #define MAX_RUNS       8
@@ -94,7 +94,7 @@ static void make_uuid(char out[37])
 {
 	uint8_t b[16];
 
-	if (getrandom(b, sizeof(b), 0) != sizeof(b)) {
+	if (!random_bytes(b, sizeof(b))) {
 		uint64_t t = mono_ms() ^ ((uint64_t)getpid() << 32);
 
 		for (int i = 0; i < 16; i++)
