@@ -8,7 +8,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 export SKYPROF_CACHE ?= /var/cache/skyprof-test
 
-.PHONY: all help kmod kmod-one kmod-matrix guest-payload daemon deps check check-debug unit demo bench \
+.PHONY: all help kmod kmod-one kmod-matrix guest-payload daemon deps check check-loaded check-debug unit demo bench \
 	install dkms-install clean checkpatch
 
 all: daemon
@@ -21,6 +21,7 @@ help:
 	@echo "make daemon     build $(BUILD)/skyprof"
 	@echo "make deps       install build and test dependencies (apt-get, idempotent)"
 	@echo "make check      everything: unit tests, module per kernel, guest suites"
+	@echo "make check LOAD=N   the same with N busy processes beside it; make check-loaded: N=2"
 	@echo "make check-debug   the guest suite + full stress + kmemleak on the 6.1-debug kernel (KASAN, lockdep, ...)"
 	@echo "make checkpatch the kernel's checkpatch.pl --strict over kmod/ and include/uapi/"
 	@echo "make demo       boot a guest, load the module, profile a workload"
@@ -92,8 +93,13 @@ deps:
 unit: $(UNIT_BIN)
 	@tests/unit/run $(UNIT_BIN)
 
+# LOAD=N: the whole check with N busy processes beside it (tests/with-load).
+LOAD ?= 0
 check: deps
-	@tests/check
+	@tests/with-load $(LOAD) tests/check
+
+check-loaded: deps
+	@tests/with-load $(if $(filter-out 0,$(LOAD)),$(LOAD),2) tests/check
 
 check-debug: deps guest-payload
 	@tests/vm/check-debug

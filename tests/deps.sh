@@ -22,6 +22,8 @@ PACKAGES=(
 	# devtools client for the headless flame-graph test, a font for screenshots
 	golang-go python3-websocket fonts-dejavu-core
 	dkms
+	# make check LOAD=N: busy processes beside the suite
+	stress-ng
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
