@@ -14,10 +14,20 @@ count() { grep -c "\"method\": \"$2\"" "$1" 2>/dev/null || true; }
 
 mkdir -p "$OUT/workloads"
 cp "$(command -v bash)" "$OUT/workloads/spin"
-# idles 10 s, then spins; the start of the spin is written down
-"$OUT/workloads/spin" -c "sleep 10; date +%s.%N >$OUT/spin.start; while :; do :; done" &
+# idles 10 s, then spins; the start of the spin is written down. It spins
+# in a session of its own (where the scheduler groups tasks by session,
+# autogroup, the spinner then weighs as much as all of make check) and, as
+# root, at nice -15 (where it does not), so that other work on a shared host
+# leaves it as much of a core as it can; what it really got is recorded each
+# second (cpu_watch) and the policy is judged against that.
+boost=(setsid)
+[ "$(id -u)" = 0 ] && boost+=(nice -n -15)
+"${boost[@]}" "$OUT/workloads/spin" -c "sleep 10; date +%s.%N >$OUT/spin.start; while :; do :; done" &
 wl=$!
 agent_pids+=("$wl")
+cpu_watch "$wl" "$OUT/spin.cpu" &
+agent_pids+=("$!")
+skip_reason=
 
 cat >"$OUT/policy.json" <<'JSON'
 [{"ServiceName": "agent-e2e", "UUID": "p1",
@@ -47,7 +57,9 @@ grep -q 'target NETWORK is not supported' "$OUT/a.log" && pass "NETWORK answered
 wait_for "$OUT/spin.start" . 15
 n=$(count "$J" reportProfilingTask)
 [ "$n" = 0 ] && pass "no report while idle ($(($(date +%s) - t0)) s)" || fail "$n reports while idle"
-if wait_for "$J" '"method": "reportProfilingTask"' 12; then
+policy_fires "$J" '"method": "reportProfilingTask"' "$(cat "$OUT/spin.start")" "$OUT/spin.cpu"
+fired=$?
+if [ $fired = 0 ]; then
 	$PY - "$J" "$OUT/spin.start" <<'PY' && pass "report: $(cat $OUT/report.txt)" || fail "report content"
 import json, sys, time
 start = float(open(sys.argv[2]).read())
@@ -67,17 +79,22 @@ for l in open(sys.argv[1]):
 sys.exit(1)
 PY
 	d=$($PY -c "import time;print('%.1f' % (time.time() - float(open('$OUT/spin.start').read())))")
-	echo "     (report seen $d s after the spin started; limit 10)"
-else
-	fail "no reportProfilingTask within Period + 5 s of the spin"; tail -5 "$OUT/a.log"
+	echo "     (report seen $d s after the spin started)"
+elif [ $fired = 1 ]; then
+	fail "no reportProfilingTask within 6 s of the spinner meeting the policy"; tail -5 "$OUT/a.log"
 fi
-wait_for "$OUT/a.log" 'OAP: continuous task [0-9a-f]+: ON_CPU' 5 && pass "TaskId taken: $(grep -o 'continuous task [0-9a-f]*' "$OUT/a.log" | head -1)" ||
-	fail "no task from the reply"
+if [ $fired = 0 ]; then
+	wait_for "$OUT/a.log" 'OAP: continuous task [0-9a-f]+: ON_CPU' 5 &&
+		pass "TaskId taken: $(grep -o 'continuous task [0-9a-f]*' "$OUT/a.log" | head -1)" ||
+		fail "no task from the reply"
+fi
 wait_for "$J" 'rover_con_p_process_cpu' 8 && grep 'rover_con_p_process_cpu' "$J" | grep -q process_name &&
 	pass "meters via collectBatch" || fail "no meters"
-sleep 12
-n=$(count "$J" reportProfilingTask)
-[ "$n" = 1 ] && pass "silence: still one report after 12 s more" || fail "$n reports (silence)"
+if [ $fired = 0 ]; then
+	sleep 12
+	n=$(count "$J" reportProfilingTask)
+	[ "$n" = 1 ] && pass "silence: still one report after 12 s more" || fail "$n reports (silence)"
+fi
 
 # malformed JSON from the OAP: a log line, the agent lives on
 echo '[{"ServiceName": "agent-e2e", "UUID": ' >"$OUT/policy.json"
@@ -109,9 +126,20 @@ skyprof:
             PROCESS_CPU: {Threshold: "50", Period: 5, Count: 3}
 CFG
 start_agent "$OUT/l.yaml" "$OUT/l.log"
-wait_for "$OUT/l.log" 'fired ON_CPU: PROCESS_CPU' 15 && pass "local policy fired: $(grep -o 'PROCESS_CPU [0-9.]* >= 50' "$OUT/l.log")" ||
-	{ fail "local policy did not fire"; tail -5 "$OUT/l.log"; }
+if wait_for "$OUT/l.log" 'discovery: pid [0-9]+ .*workloads/spin' 15; then
+	policy_fires "$OUT/l.log" 'fired ON_CPU: PROCESS_CPU' "$(date +%s.%N)" "$OUT/spin.cpu"
+	case $? in
+	0) pass "local policy fired: $(grep -o 'PROCESS_CPU [0-9.]* >= 50' "$OUT/l.log")" ;;
+	1) fail "local policy did not fire within 6 s of the spinner meeting it"; tail -5 "$OUT/l.log" ;;
+	esac
+else
+	fail "local agent did not discover the spinner"; tail -5 "$OUT/l.log"
+fi
 stop_pid "$AGENT_PID"
 
 echo "host continuous: $fails failures"
-[ $fails -eq 0 ]
+[ $fails -eq 0 ] || exit 1
+if [ -n "$skip_reason" ]; then
+	echo "skip: $skip_reason"
+	exit 77
+fi

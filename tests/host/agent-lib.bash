@@ -17,3 +17,4 @@ trap 'agent_cleanup; [ -n "${KEEP_OUT:-}" ] || rm -rf "$OUT"' EXIT
 fails=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+

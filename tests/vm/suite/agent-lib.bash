@@ -89,3 +89,63 @@ wait_for() {
 	done
 	return 1
 }
+
+# cpu_watch PID FILE: appends, once a second until PID ends, "EPOCH PERCENT"
+# with the share of one CPU that PID (all its threads) had in that second,
+# from its utime + stime in /proc/PID/stat. Tests that expect a threshold
+# policy to fire judge it against this, not against the CPU the workload was
+# assumed to get: a busy host gives a spinner far less than a whole core.
+cpu_watch() {
+	local pid=$1 file=$2 hz prev now t
+	hz=$(getconf CLK_TCK)
+	prev=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) || return 0
+	while sleep 1; do
+		now=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) || break
+		t=$(date +%s.%N)
+		echo "$t $(((now - prev) * 100 / hz))" >>"$file"
+		prev=$now
+	done
+}
+
+# cpu_qualified FILE SINCE THRESHOLD COUNT PERIOD SPAN: prints the epoch of
+# the first second of cpu_watch's record (after SINCE) at which each of the
+# last SPAN windows of PERIOD seconds had COUNT seconds at or above
+# THRESHOLD percent; nothing (and exit 1) while there is none. A checker
+# that looks at the last PERIOD seconds once every SPAN seconds, on a phase
+# of its own, has then seen the condition met at least once.
+cpu_qualified() {
+	awk -v since="$2" -v th="$3" -v count="$4" -v period="$5" -v span="$6" '
+		$1 > since { n++; hit[n] = ($2 >= th); c = 0
+			for (i = n - period + 1; i <= n; i++) if (i > 0) c += hit[i]
+			good[n] = (n >= period && c >= count)
+			run = good[n] ? run + 1 : 0
+			if (run >= span) { print $1; found = 1; exit } }
+		END { exit !found }' "$1"
+}
+
+# policy_fires FILE PATTERN SINCE CPUFILE: waits until PATTERN appears in
+# FILE. A PROCESS_CPU >= 50 %, 3-of-5-s policy, checked every 5 s
+# (continuous.check_interval's default), must fire once the spinner's CPU
+# recorded in CPUFILE (cpu_watch) after SINCE (epoch: when the agent could
+# first see the spinner) met it, with a margin, in every 5-s window of 5 s
+# running (cpu_qualified): >= 60 % in 4 of 5 s, since cpu_watch's seconds
+# are not the agent's (each samples on its own phase, so a second near 50 %
+# may count in one and not in the other). It must fire within 6 s after
+# that (the agent is itself slowed on a busy host). 0: it fired in time; 1:
+# it did not although the spinner qualified; 2: the spinner never had the
+# CPU for it within 90 s, so nothing can be judged (it sets skip_reason to
+# say so).
+policy_fires() {
+	local q= end=$(($(date +%s) + 90))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		if [ -z "$q" ] && q=$(cpu_qualified "$4" "$3" 60 4 5 5); then
+			end=$((${q%.*} + 7))
+			echo "     (the spinner had >= 60 % in 4 of 5 s, 5 s running, at +$(awk -v a="$q" -v b="$3" 'BEGIN { printf "%.1f", a - b }') s)"
+		fi
+		sleep 0.2
+	done
+	[ -n "$q" ] && return 1
+	skip_reason="the spinner never had 60 % of a CPU in 4 of 5 s for 5 s running within 90 s (per second: $(awk '{printf "%s ", $2}' "$4" | tail -c 200)): the policy cannot be judged on this host now"
+	return 2
+}
