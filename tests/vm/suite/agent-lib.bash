@@ -80,14 +80,35 @@ stop_pid() {
 	wait "$1" 2>/dev/null || true
 }
 
-# wait_for FILE REGEX SECONDS
+# cpu_stall_us: microseconds that runnable tasks have waited for a CPU since
+# boot (/proc/pressure/cpu "some"); nothing where the kernel has no PSI.
+cpu_stall_us() {
+	local l
+	read -r l 2>/dev/null </proc/pressure/cpu || return 1
+	l=${l##*total=}
+	echo "${l%% *}"
+}
+
+# wait_for FILE REGEX SECONDS: waits until REGEX appears in FILE, for
+# SECONDS of CPU that was to be had: time in which runnable tasks waited for
+# a CPU (PSI's "some") does not count, so a test does not fail because a
+# busy host kept the agent from running (up to ten times SECONDS of wall
+# time). Without PSI (most guest kernels), wall seconds.
 wait_for() {
-	local i
-	for i in $(seq $(($3 * 5))); do
+	local t0 now s0 s spent
+	t0=${EPOCHREALTIME/./}
+	s0=$(cpu_stall_us) || s0=
+	while :; do
 		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		now=${EPOCHREALTIME/./}
+		spent=$((now - t0))
+		[ $spent -ge $(($3 * 10000000)) ] && return 1
+		if [ -n "$s0" ] && s=$(cpu_stall_us); then
+			spent=$((spent - (s - s0)))
+		fi
+		[ $spent -ge $(($3 * 1000000)) ] && return 1
 		sleep 0.2
 	done
-	return 1
 }
 
 # cpu_watch PID FILE: appends, once a second until PID ends, "EPOCH PERCENT"
