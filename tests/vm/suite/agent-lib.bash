@@ -89,26 +89,37 @@ cpu_stall_us() {
 	echo "${l%% *}"
 }
 
-# wait_for FILE REGEX SECONDS: waits until REGEX appears in FILE, for
+# wait_until SECONDS CMD...: runs CMD every 0.2 s until it succeeds, for
 # SECONDS of CPU that was to be had: time in which runnable tasks waited for
 # a CPU (PSI's "some") does not count, so a test does not fail because a
 # busy host kept the agent from running (up to ten times SECONDS of wall
 # time). Without PSI (most guest kernels), wall seconds.
-wait_for() {
-	local t0 now s0 s spent
+wait_until() {
+	local lim=$1 t0 now s0 s spent
+	shift
 	t0=${EPOCHREALTIME/./}
 	s0=$(cpu_stall_us) || s0=
 	while :; do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		"$@" && return 0
 		now=${EPOCHREALTIME/./}
 		spent=$((now - t0))
-		[ $spent -ge $(($3 * 10000000)) ] && return 1
+		[ $spent -ge $((lim * 10000000)) ] && return 1
 		if [ -n "$s0" ] && s=$(cpu_stall_us); then
 			spent=$((spent - (s - s0)))
 		fi
-		[ $spent -ge $(($3 * 1000000)) ] && return 1
+		[ $spent -ge $((lim * 1000000)) ] && return 1
 		sleep 0.2
 	done
+}
+
+# wait_for FILE REGEX SECONDS: until a line of FILE matches REGEX.
+wait_for() {
+	wait_until "$3" grep -Eq "$2" "$1" 2>/dev/null
+}
+
+# at_least N FILE REGEX: FILE has N or more lines matching REGEX.
+at_least() {
+	[ "$(grep -Ec "$3" "$2" 2>/dev/null)" -ge "$1" ]
 }
 
 # cpu_watch PID FILE: appends, once a second until PID ends, "EPOCH PERCENT"
