@@ -2,7 +2,8 @@
 /*
  * Kernel stacks through the arch unwinder, started from the interrupted
  * registers (never a home-made frame-pointer walk: distro x86-64 kernels
- * use ORC without frame pointers). NMI-safe; bounded by max frames.
+ * use ORC without frame pointers), or through dump_trace() where there is
+ * no unwinder interface yet. NMI-safe; bounded by max frames.
  */
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -11,6 +12,44 @@
 
 #ifdef SKYPROF_X86_UNWINDER
 #include <asm/unwind.h>
+#endif
+#ifdef SKYPROF_X86_DUMP_TRACE
+#include <asm/stacktrace.h>
+
+/*
+ * dump_trace() (x86 up to 4.8) with the frame-pointer walker: what perf's
+ * kernel callchain uses there, from NMI too. It crosses the IRQ and
+ * exception stacks and checks every frame against the stack bounds and
+ * every address against kernel text; its callback cannot stop the walk, so
+ * addresses past max only mark the stack truncated.
+ */
+struct skyprof_dump {
+	u64 *ips;
+	unsigned int n;
+	unsigned int max;
+	u32 *flags;
+};
+
+static void skyprof_dump_address(void *data, unsigned long addr, int reliable)
+{
+	struct skyprof_dump *d = data;
+
+	if (d->n < d->max)
+		d->ips[d->n++] = addr;
+	else
+		*d->flags |= SKYPROF_SF_KSTACK_TRUNC;
+}
+
+static int skyprof_dump_stack(void *data, char *name)
+{
+	return 0;
+}
+
+static const struct stacktrace_ops skyprof_dump_ops = {
+	.address = skyprof_dump_address,
+	.stack = skyprof_dump_stack,
+	.walk_stack = print_context_stack_bp,
+};
 #endif
 
 /*
@@ -46,6 +85,14 @@ struct skyprof_kstack skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsi
 		ips[n++] = addr;
 	}
 	ks.err = unwind_error(&state);
+#elif defined(SKYPROF_X86_DUMP_TRACE)
+	{
+		struct skyprof_dump d = { .ips = ips, .n = n, .max = max, .flags = flags };
+
+		/* From regs: the frame at regs->bp, the one ips[0] is in. */
+		dump_trace(current, regs, NULL, 0, &skyprof_dump_ops, &d);
+		n = d.n;
+	}
 #endif
 	ks.n = n;
 	return ks;
@@ -78,6 +125,12 @@ struct skyprof_kstack skyprof_unwind_kernel_current(void *first_frame, u64 *ips,
 		ips[n++] = addr;
 	}
 	ks.err = unwind_error(&state);
+#elif defined(SKYPROF_X86_DUMP_TRACE)
+	struct skyprof_dump d = { .ips = ips, .n = 0, .max = max, .flags = flags };
+
+	/* The first return address read is the one in first_frame. */
+	dump_trace(current, NULL, first_frame, (unsigned long)first_frame, &skyprof_dump_ops, &d);
+	n = d.n;
 #endif
 	ks.n = n;
 	return ks;

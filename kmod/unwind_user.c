@@ -12,7 +12,6 @@
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
-#include <linux/sched/task_stack.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_X86
