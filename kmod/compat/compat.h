@@ -73,8 +73,8 @@
 #define sizeof_field(TYPE, MEMBER) FIELD_SIZEOF(TYPE, MEMBER)
 #endif
 
-/* Only marks a race as intended for KCSAN, which these kernels do not have. */
 #ifndef SKYPROF_HAVE_DATA_RACE
+/* data_race only marks a race as intended for KCSAN, which these kernels lack. */
 #define data_race(expr) ({ expr; })
 #endif
 
@@ -87,7 +87,7 @@
  * (CPUs, table entries), far from overflowing a size_t.
  */
 #ifndef SKYPROF_HAVE_STRUCT_SIZE
-#define struct_size(p, member, n) (sizeof(*(p)) + (size_t)(n) * sizeof(*(p)->member))
+#define struct_size(p, member, n) offsetof(__typeof__(*(p)), member[n])
 #define array_size(a, b) ((size_t)(a) * (size_t)(b))
 #endif
 
@@ -291,7 +291,7 @@ static __always_inline u64 skyprof_task_cgroup_id(struct task_struct *task)
 #if defined(SKYPROF_HAVE_CGROUP_ID)
 	return cgroup_id(task_dfl_cgroup(task));
 #elif defined(SKYPROF_HAVE_CGROUP_KERNFS_ID) && defined(SKYPROF_HAVE_CGROUP_DFL)
-	return task_dfl_cgroup(task)->kn->id.id;
+	return task_dfl_cgroup(task)->kn->id.ino;
 #else
 	return 0;
 #endif
@@ -517,9 +517,9 @@ void skyprof_cpuhp_remove_instance(int state, struct hlist_node *node);
 /* ---- generic netlink -------------------------------------------------------- */
 
 /*
- * 5.2+ validates strictly against one family policy. Before, each op has
- * its policy and parsing is lax (unknown attributes ignored, lengths only
- * checked as minimums): genl.c checks what strict parsing would, by hand.
+ * 5.2+ validates strictly against one family policy. Before, parsing is
+ * lax (unknown attributes ignored, lengths only checked as minimums):
+ * genl.c checks what strict parsing would, by hand.
  */
 #ifdef SKYPROF_HAVE_GENL_FAMILY_POLICY
 #define SKYPROF_GENL_STRICT 1

@@ -3,9 +3,10 @@
 #include <linux/cache.h>
 #include <linux/init.h>
 
+int skyprof_probe(void);
+
 static int skyprof_probe_v __ro_after_init = 1;
 
-int skyprof_probe(void);
 int skyprof_probe(void)
 {
 	return skyprof_probe_v;

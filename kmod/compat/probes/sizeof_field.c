@@ -3,12 +3,13 @@
 #include <linux/stddef.h>
 #include <linux/kernel.h>
 
+unsigned long skyprof_probe(void);
+
 struct skyprof_probe_s {
 	int a;
 };
 
-size_t skyprof_probe(void);
-size_t skyprof_probe(void)
+unsigned long skyprof_probe(void)
 {
 	return sizeof_field(struct skyprof_probe_s, a);
 }

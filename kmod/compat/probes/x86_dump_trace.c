@@ -7,6 +7,8 @@
 #include <linux/sched.h>
 #include <asm/stacktrace.h>
 
+void skyprof_probe(struct pt_regs *regs, unsigned long bp);
+
 static void skyprof_probe_address(void *data, unsigned long addr, int reliable)
 {
 }
@@ -22,7 +24,6 @@ static const struct stacktrace_ops skyprof_probe_ops = {
 	.walk_stack = print_context_stack_bp,
 };
 
-void skyprof_probe(struct pt_regs *regs, unsigned long bp);
 void skyprof_probe(struct pt_regs *regs, unsigned long bp)
 {
 	dump_trace(current, regs, NULL, bp, &skyprof_probe_ops, NULL);
