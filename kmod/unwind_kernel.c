@@ -7,6 +7,7 @@
  */
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 
 #include "skyprof_kmod.h"
 
@@ -50,6 +51,31 @@ static const struct stacktrace_ops skyprof_dump_ops = {
 	.stack = skyprof_dump_stack,
 	.walk_stack = print_context_stack_bp,
 };
+
+/*
+ * A frame-pointer walk from regs follows regs->bp, which names the
+ * interrupted function's frame only once its prologue has run: interrupted
+ * on its first instruction (push %rbp) or its last (ret, after pop %rbp),
+ * bp still is, or again is, the caller's frame, and the walk would skip
+ * the caller. There the return address is at the top of the stack (one
+ * word further just after the push). Returns it, or 0 when the function's
+ * frame is in place (or its text or stack cannot be read).
+ */
+static unsigned long skyprof_frameless_return(struct pt_regs *regs)
+{
+	unsigned long ret, sp = regs->sp;
+	u8 insn[3];
+
+	if (probe_kernel_read(insn, (void *)regs->ip, sizeof(insn)))
+		return 0;
+	if (insn[0] == 0x48 && insn[1] == 0x89 && insn[2] == 0xe5)	/* mov %rsp,%rbp */
+		sp += sizeof(long);
+	else if (insn[0] != 0x55 && insn[0] != 0xc3)	/* push %rbp, ret */
+		return 0;
+	if (probe_kernel_read(&ret, (void *)sp, sizeof(ret)))
+		return 0;
+	return ret;
+}
 #endif
 
 /*
@@ -88,7 +114,10 @@ struct skyprof_kstack skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsi
 #elif defined(SKYPROF_X86_DUMP_TRACE)
 	{
 		struct skyprof_dump d = { .ips = ips, .n = n, .max = max, .flags = flags };
+		unsigned long ret = skyprof_frameless_return(regs);
 
+		if (ret)
+			skyprof_dump_address(&d, ret, 0);
 		/* From regs: the frame at regs->bp, the one ips[0] is in. */
 		dump_trace(current, regs, NULL, 0, &skyprof_dump_ops, &d);
 		n = d.n;

@@ -42,6 +42,22 @@ struct pt_regs *skyprof_user_regs(struct pt_regs *regs)
 }
 
 /*
+ * The user frame pointer in uregs. On x86-64 before 4.16 the syscall fast
+ * path leaves rbp (and rbx, r12-r15) out of pt_regs: the slot is stale.
+ * The entry code does not touch rbp, so the first kernel function it calls
+ * pushes the user's value, right below its return address, right below
+ * pt_regs. Interrupts and exceptions (orig_ax negative) save every register.
+ */
+static __always_inline unsigned long skyprof_user_fp(struct pt_regs *uregs)
+{
+#ifdef SKYPROF_SYSCALL_PARTIAL_REGS
+	if (uregs == task_pt_regs(current) && (long)uregs->orig_ax >= 0)
+		return READ_ONCE(((unsigned long *)uregs)[-2]);
+#endif
+	return uregs->bp;
+}
+
+/*
  * fp may be read as a frame of HALF-byte words: above sp, aligned, and
  * below top (TASK_SIZE - 2 * HALF, computed once per walk: TASK_SIZE
  * depends on the task's flags and costs loads each time it is named).
@@ -234,7 +250,7 @@ unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int m
 		return 0;
 	ips[n++] = instruction_pointer(uregs);
 #ifdef CONFIG_X86
-	fp = uregs->bp;
+	fp = skyprof_user_fp(uregs);
 #endif
 #ifdef CONFIG_X86_64
 	if (!user_64bit_mode(uregs))
@@ -274,7 +290,7 @@ bool skyprof_fill_user_regs(struct skyprof_user_regs *out, struct pt_regs *uregs
 	out->regs[PERF_REG_X86_DX] = uregs->dx;
 	out->regs[PERF_REG_X86_SI] = uregs->si;
 	out->regs[PERF_REG_X86_DI] = uregs->di;
-	out->regs[PERF_REG_X86_BP] = uregs->bp;
+	out->regs[PERF_REG_X86_BP] = skyprof_user_fp(uregs);
 	out->regs[PERF_REG_X86_SP] = uregs->sp;
 	out->regs[PERF_REG_X86_IP] = uregs->ip;
 	out->regs[PERF_REG_X86_FLAGS] = uregs->flags;

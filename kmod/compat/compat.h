@@ -469,8 +469,18 @@ static inline void skyprof_tracepoint_unregister(struct skyprof_tracepoint *t, v
 #if defined(SKYPROF_HAVE_X86_UNWIND) && defined(SKYPROF_EXPORTED___UNWIND_START)
 #define SKYPROF_X86_UNWINDER 1
 #elif defined(SKYPROF_HAVE_X86_DUMP_TRACE) && defined(SKYPROF_EXPORTED_DUMP_TRACE) && \
-	defined(SKYPROF_EXPORTED_PRINT_CONTEXT_STACK_BP) && defined(CONFIG_FRAME_POINTER)
+	defined(SKYPROF_EXPORTED_PRINT_CONTEXT_STACK_BP) && \
+	defined(SKYPROF_EXPORTED_PROBE_KERNEL_READ) && defined(CONFIG_FRAME_POINTER)
 #define SKYPROF_X86_DUMP_TRACE 1
+#endif
+
+/*
+ * x86-64 syscalls before 4.16 entered through a fast path that saved only
+ * part of pt_regs (no rbp, rbx, r12-r15); every kernel of the dump_trace
+ * route (up to 4.8) has it.
+ */
+#if defined(SKYPROF_X86_DUMP_TRACE) && defined(CONFIG_X86_64)
+#define SKYPROF_SYSCALL_PARTIAL_REGS 1
 #endif
 
 /* ---- CPU hotplug ---------------------------------------------------------- */
