@@ -16,7 +16,7 @@
  *    switch-out, TASK_DEAD, is not tracked).
  *
  * The sched_switch probe runs inside __schedule() with the runqueue lock
- * held and interrupts off (compat.md 1.7, 4.4): no locks of any kind, no
+ * held and interrupts off: no locks of any kind, no
  * allocation, no wakeups (the watermark goes through irq_work as in
  * sample.c), user memory only through the nofault copy. The table is
  * preallocated at session start.

@@ -4,7 +4,7 @@
  * registers, a frame-pointer walk over them, and an optional raw copy of the
  * top of the user stack (+ registers) for DWARF unwinding in user space.
  *
- * Rules (compat.md sections 1.4, 5, 6): user memory only through the nofault
+ * Rules: user memory only through the nofault
  * copy with pagefaults disabled, our own < TASK_SIZE check before every
  * copy, no user capture for kernel threads, tasks without an mm (exiting)
  * or user registers that are not (yet) populated.
@@ -181,7 +181,7 @@ static unsigned int skyprof_walk_window(unsigned long fp, unsigned long sp, unsi
 /*
  * One {saved fp, return address} frame of HALF-byte words at fp, pagefaults
  * disabled by the caller: in NMI (hardware cycles) only the NMI-safe copy
- * may be used (compat.md 4.4); elsewhere, on kernels without
+ * may be used; elsewhere, on kernels without
  * user_access_begin, __get_user.
  */
 static __always_inline bool skyprof_read_frame(unsigned long fp, unsigned int half,
