@@ -58,6 +58,20 @@ static __always_inline unsigned long skyprof_user_fp(struct pt_regs *uregs)
 }
 
 /*
+ * The lowest address the frame walk may read: the user sp, unless it is
+ * stale (a syscall through the pre-4.1 fast path); then the walk starts at
+ * the first frame itself.
+ */
+static __always_inline unsigned long skyprof_walk_floor(struct pt_regs *uregs, unsigned long fp)
+{
+#ifdef SKYPROF_SYSCALL_STALE_SP
+	if (uregs == task_pt_regs(current) && (long)uregs->orig_ax >= 0)
+		return fp;
+#endif
+	return user_stack_pointer(uregs);
+}
+
+/*
  * fp may be read as a frame of HALF-byte words: above sp, aligned, and
  * below top (TASK_SIZE - 2 * HALF, computed once per walk: TASK_SIZE
  * depends on the task's flags and costs loads each time it is named).
@@ -251,6 +265,7 @@ unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int m
 	ips[n++] = instruction_pointer(uregs);
 #ifdef CONFIG_X86
 	fp = skyprof_user_fp(uregs);
+	sp = skyprof_walk_floor(uregs, fp);
 #endif
 #ifdef CONFIG_X86_64
 	if (!user_64bit_mode(uregs))

@@ -483,6 +483,15 @@ static inline void skyprof_tracepoint_unregister(struct skyprof_tracepoint *t, v
 #define SKYPROF_SYSCALL_PARTIAL_REGS 1
 #endif
 
+/*
+ * Before 4.1 (RHEL 7 too) the x86-64 syscall fast path kept the user rsp in
+ * a per-CPU variable modules cannot read, and left pt_regs->sp (and cs, ss,
+ * flags) as an earlier entry from user mode had written them.
+ */
+#if defined(SKYPROF_HAVE_X86_OLD_RSP) && defined(CONFIG_X86_64)
+#define SKYPROF_SYSCALL_STALE_SP 1
+#endif
+
 /* ---- CPU hotplug ---------------------------------------------------------- */
 
 /*
