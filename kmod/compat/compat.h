@@ -475,6 +475,18 @@ static inline void skyprof_tracepoint_unregister(struct skyprof_tracepoint *t, v
 #endif
 
 /*
+ * Frame-pointer unwinders (dump_trace's walker; the x86 frame unwinder, as
+ * RHEL 7 has it) lose the caller of a function interrupted outside its
+ * frame: unwind_kernel.c finds it from the instruction at the interrupted
+ * ip. ORC knows every instruction's frame and needs no help.
+ */
+#if defined(CONFIG_X86_64) && defined(CONFIG_FRAME_POINTER) && !defined(CONFIG_UNWINDER_ORC) && \
+	defined(SKYPROF_EXPORTED_PROBE_KERNEL_READ) && \
+	(defined(SKYPROF_X86_UNWINDER) || defined(SKYPROF_X86_DUMP_TRACE))
+#define SKYPROF_FP_FRAMELESS_FIXUP 1
+#endif
+
+/*
  * x86-64 syscalls before 4.16 entered through a fast path that saved only
  * part of pt_regs (no rbp, rbx, r12-r15); every kernel of the dump_trace
  * route (up to 4.8) has it.
