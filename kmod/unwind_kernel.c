@@ -2,15 +2,102 @@
 /*
  * Kernel stacks through the arch unwinder, started from the interrupted
  * registers (never a home-made frame-pointer walk: distro x86-64 kernels
- * use ORC without frame pointers). NMI-safe; bounded by max frames.
+ * use ORC without frame pointers), or through dump_trace() where there is
+ * no unwinder interface yet. NMI-safe; bounded by max frames.
  */
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "skyprof_kmod.h"
 
 #ifdef SKYPROF_X86_UNWINDER
 #include <asm/unwind.h>
+#endif
+#ifdef SKYPROF_X86_DUMP_TRACE
+#include <asm/stacktrace.h>
+
+/*
+ * dump_trace() (x86 up to 4.8) with the frame-pointer walker: what perf's
+ * kernel callchain uses there, from NMI too. It crosses the IRQ and
+ * exception stacks and checks every frame against the stack bounds and
+ * every address against kernel text; its callback cannot stop the walk, so
+ * addresses past max only mark the stack truncated.
+ */
+struct skyprof_dump {
+	u64 *ips;
+	unsigned int n;
+	unsigned int max;
+	u32 *flags;
+};
+
+static void skyprof_dump_address(void *data, unsigned long addr, int reliable)
+{
+	struct skyprof_dump *d = data;
+
+	if (d->n < d->max)
+		d->ips[d->n++] = addr;
+	else
+		*d->flags |= SKYPROF_SF_KSTACK_TRUNC;
+}
+
+static int skyprof_dump_stack(void *data, char *name)
+{
+	return 0;
+}
+
+static const struct stacktrace_ops skyprof_dump_ops = {
+	.address = skyprof_dump_address,
+	.stack = skyprof_dump_stack,
+	.walk_stack = print_context_stack_bp,
+};
+#endif
+
+#ifdef SKYPROF_FP_FRAMELESS_FIXUP
+/* mov %reg,(%rsp) (REX.W 89 /r with a SIB byte for %rsp): 4 bytes at p. */
+static bool skyprof_mov_to_stack_top(const u8 *p)
+{
+	return (p[0] == 0x48 || p[0] == 0x4c) && p[1] == 0x89 && (p[2] & 0xc7) == 0x04 &&
+	       p[3] == 0x24;
+}
+#endif
+
+#ifdef SKYPROF_FP_FRAMELESS_FIXUP
+/*
+ * A frame-pointer walk from regs follows regs->bp, which names the
+ * interrupted function's frame only once its prologue has run. Where it has
+ * not (yet, or any more), the walk would skip the caller, whose return
+ * address is then at the top of the stack:
+ *  - on a prologue's push %rbp or an epilogue's ret (bp is the caller's);
+ *  - one word up, just after the push (mov %rsp,%rbp);
+ *  - in a retpoline thunk (no frame): at its call, on the top word; at its
+ *    mov %reg,(%rsp) and the ret after it, one word up (the top word is the
+ *    thunk's own return address, then the branch target).
+ * Returns that return address, or 0 when the function's frame is in place
+ * (or the text or the stack cannot be read).
+ */
+static unsigned long skyprof_frameless_return(struct pt_regs *regs)
+{
+	static const u8 thunk_call[] = { 0xe8, 0x07, 0x00, 0x00, 0x00, 0xf3, 0x90 };
+	unsigned long ret, sp = regs->sp;
+	u8 b[12];			/* ip - 4 .. ip + 7 */
+	const u8 *insn = b + 4;
+
+	if (probe_kernel_read(b, (void *)(regs->ip - 4), sizeof(b)))
+		return 0;
+	if (insn[0] == 0x48 && insn[1] == 0x89 && insn[2] == 0xe5)
+		sp += sizeof(long);
+	else if (skyprof_mov_to_stack_top(insn) && insn[4] == 0xc3)
+		sp += sizeof(long);
+	else if (insn[0] == 0xc3 && skyprof_mov_to_stack_top(b))
+		sp += sizeof(long);
+	else if (insn[0] != 0x55 && insn[0] != 0xc3 && memcmp(insn, thunk_call, sizeof(thunk_call)))
+		return 0;
+	if (probe_kernel_read(&ret, (void *)sp, sizeof(ret)))
+		return 0;
+	return ret;
+}
 #endif
 
 /*
@@ -32,6 +119,14 @@ struct skyprof_kstack skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsi
 	if (!max)
 		return ks;
 	ips[n++] = instruction_pointer(regs);
+#if defined(SKYPROF_FP_FRAMELESS_FIXUP) && defined(SKYPROF_X86_UNWINDER)
+	{
+		unsigned long ret = skyprof_frameless_return(regs);
+
+		if (ret && n < max)
+			ips[n++] = ret;
+	}
+#endif
 #ifdef SKYPROF_X86_UNWINDER
 	/* Starting from regs skips the regs frame: ips[0] stands for it. */
 	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
@@ -46,6 +141,19 @@ struct skyprof_kstack skyprof_unwind_kernel(struct pt_regs *regs, u64 *ips, unsi
 		ips[n++] = addr;
 	}
 	ks.err = unwind_error(&state);
+#elif defined(SKYPROF_X86_DUMP_TRACE)
+	{
+		struct skyprof_dump d = { .ips = ips, .n = n, .max = max, .flags = flags };
+#ifdef SKYPROF_FP_FRAMELESS_FIXUP
+		unsigned long ret = skyprof_frameless_return(regs);
+
+		if (ret)
+			skyprof_dump_address(&d, ret, 0);
+#endif
+		/* From regs: the frame at regs->bp, the one ips[0] is in. */
+		dump_trace(current, regs, NULL, 0, &skyprof_dump_ops, &d);
+		n = d.n;
+	}
 #endif
 	ks.n = n;
 	return ks;
@@ -78,6 +186,12 @@ struct skyprof_kstack skyprof_unwind_kernel_current(void *first_frame, u64 *ips,
 		ips[n++] = addr;
 	}
 	ks.err = unwind_error(&state);
+#elif defined(SKYPROF_X86_DUMP_TRACE)
+	struct skyprof_dump d = { .ips = ips, .n = 0, .max = max, .flags = flags };
+
+	/* The first return address read is the one in first_frame. */
+	dump_trace(current, NULL, first_frame, (unsigned long)first_frame, &skyprof_dump_ops, &d);
+	n = d.n;
 #endif
 	ks.n = n;
 	return ks;
