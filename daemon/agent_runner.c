@@ -100,11 +100,11 @@ static void track_exec(struct agent_run *r, const struct sp_sample *s)
 	    s->time_ns <= r->checked_ns + 1000000000ull)
 		return;
 	r->checked_ns = s->time_ns;
-	if (r->leader_comm[0] && !proc_ident_read(NULL, r->pid, &now)) {
+	if (r->leader_comm[0] && !ident_read(NULL, r->pid, &now)) {
 		if (!r->have_ident) {
 			r->ident = now;
 			r->have_ident = true;
-		} else if (!proc_ident_same(&r->ident, &now) && r->gen < UINT16_MAX) {
+		} else if (!ident_same(&r->ident, &now) && r->gen < UINT16_MAX) {
 			r->ident = now;
 			r->gen++;
 			log_info("task %s: pid %u exec'd (now %.16s): its later samples "
@@ -210,7 +210,7 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 		if (k->sym)
 			symbolizer_note_pid(k->sym, pid);
 		/* the image the worker's symbolizer captured: generation 0 */
-		r->have_ident = !proc_ident_read(NULL, pid, &r->ident);
+		r->have_ident = !ident_read(NULL, pid, &r->ident);
 		if (o.ustack_bytes) {
 			r->dsym = symbolizer_new(&so);
 			if (r->dsym)

@@ -27,7 +27,8 @@
 #include <unistd.h>
 
 #include "demangle.h"
-#include "proc_maps.h"
+#include "proc/ident.h"
+#include "proc/maps.h"
 #include "strtab.h"
 #include "sym_elf.h"
 #include "sym_kernel.h"
@@ -199,48 +200,6 @@ static struct sym_proc *find_gen(struct symbolizer *s, uint32_t pid, uint16_t ge
 		if (p->pid == pid && p->gen == gen)
 			return p;
 	return NULL;
-}
-
-int proc_ident_read(const char *proc_root, uint32_t pid, struct proc_ident *out)
-{
-	char path[PATH_MAX], buf[1024], *p;
-	unsigned long long st = 0;
-	struct stat sb;
-	ssize_t n;
-	int fd;
-
-	memset(out, 0, sizeof(*out));
-	if (!proc_root)
-		proc_root = "/proc";
-	if (!fmt_path(path, sizeof(path), "%s/%u/stat", proc_root, pid))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	/* comm may hold spaces and ')': the fields start after the last ')' */
-	p = strrchr(buf, ')');
-	for (int field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", &st) != 1)
-		return -EINVAL;
-	out->start_time = st;
-	/* exe unreadable (a kernel thread, no permission): the start time alone */
-	if (fmt_path(path, sizeof(path), "%s/%u/exe", proc_root, pid) && !stat(path, &sb)) {
-		out->exe_dev = (uint64_t)sb.st_dev;
-		out->exe_ino = (uint64_t)sb.st_ino;
-	}
-	return 0;
-}
-
-bool proc_ident_same(const struct proc_ident *a, const struct proc_ident *b)
-{
-	return a->start_time == b->start_time && a->exe_dev == b->exe_dev &&
-	       a->exe_ino == b->exe_ino;
 }
 
 /* Is pid in our own pid namespace? Two stats of ns/pid links. */
@@ -479,11 +438,11 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 	if (s->maps_buf)
 		setvbuf(f, s->maps_buf, _IOFBF, MAPS_READ_BYTES);
 	while (getline(&line, &cap, f) > 0) {
-		struct proc_maps_line m;
+		struct maps_line m;
 		char *name;
 		size_t len;
 
-		if (!proc_maps_parse_line(line, &m) || !strchr(m.perms, 'x'))
+		if (!maps_parse_line(line, &m) || !strchr(m.perms, 'x'))
 			continue;
 		name = m.path;
 		len = strcspn(name, "\n");
@@ -526,7 +485,7 @@ static int new_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, struct sym_
 	p->gen = gen;
 	p->next = s->procs[pid % PROC_BUCKETS];
 	s->procs[pid % PROC_BUCKETS] = p;
-	p->have_ident = !proc_ident_read(s->proc_root, pid, &p->ident);
+	p->have_ident = !ident_read(s->proc_root, pid, &p->ident);
 	n = -1;
 	if (fmt_path(path, sizeof(path), "%s/%u/exe", s->proc_root, pid))
 		n = readlink(path, p->exe, sizeof(p->exe) - 1);
@@ -566,14 +525,14 @@ static bool same_image(struct symbolizer *s, struct sym_proc *p)
 {
 	struct proc_ident now;
 
-	if (proc_ident_read(s->proc_root, p->pid, &now))
+	if (ident_read(s->proc_root, p->pid, &now))
 		return true;
 	if (!p->have_ident) {
 		p->ident = now;
 		p->have_ident = true;
 		return true;
 	}
-	return proc_ident_same(&p->ident, &now);
+	return ident_same(&p->ident, &now);
 }
 
 uint16_t symbolizer_exec_check(struct symbolizer *s, uint32_t pid)

@@ -66,18 +66,7 @@ void symbolizer_free(struct symbolizer *s);
  */
 int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
 
-/*
- * What one image of a process is: an exec changes the executable (exe's
- * device and inode), a reused pid the start time (/proc/PID/stat field 22).
- * An exec of the same file is not told apart (its code is the same).
- */
-struct proc_ident {
-	uint64_t start_time;
-	uint64_t exe_dev, exe_ino;
-};
-/* proc_root NULL: "/proc". 0 or -errno (the process is gone). */
-int proc_ident_read(const char *proc_root, uint32_t pid, struct proc_ident *out);
-bool proc_ident_same(const struct proc_ident *a, const struct proc_ident *b);
+#include "proc/ident.h"
 
 /*
  * Generations: each image a pid runs (after an exec, or a reuse of the pid)

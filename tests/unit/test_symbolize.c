@@ -841,12 +841,12 @@ static void test_exec_generations(void **state)
 
 	/* the identity: start time and the executable's inode */
 	fake_image(dir, bin_a, "fx_main", x - va, 1000);
-	assert_int_equal(proc_ident_read(dir, EXEC_PID, &id0), 0);
+	assert_int_equal(ident_read(dir, EXEC_PID, &id0), 0);
 	assert_int_equal(id0.start_time, 1000);
 	fake_image(dir, bin_b, "fx_cpp", x - vb, 1000);
-	assert_int_equal(proc_ident_read(dir, EXEC_PID, &id1), 0);
-	assert_false(proc_ident_same(&id0, &id1));
-	assert_int_equal(proc_ident_read(dir, 4243, &id1), -ENOENT);
+	assert_int_equal(ident_read(dir, EXEC_PID, &id1), 0);
+	assert_false(ident_same(&id0, &id1));
+	assert_int_equal(ident_read(dir, 4243, &id1), -ENOENT);
 
 	/* 1. the symbolizer's generations */
 	fake_image(dir, bin_a, "fx_main", x - va, 1000);
