@@ -50,6 +50,7 @@ struct sym_proc {
 	uint32_t nspid; /* the pid inside its own namespace, 0: not looked up */
 	struct sym_map **maps;
 	size_t nr_maps, cap_maps;
+	struct sym_map *last_hit; /* symbolizer_maps_miss's: ips come in runs */
 	struct sym_perfmap *perfmap;
 	bool anon_exec; /* anonymous executable memory in its maps: a JIT? */
 	bool perfmap_tried_late;
@@ -590,6 +591,55 @@ static struct sym_map *find_map(struct sym_proc *p, uint64_t addr)
 			return m;
 	}
 	return NULL;
+}
+
+bool symbolizer_maps_miss(struct symbolizer *s, uint32_t pid, uint16_t gen, uint64_t addr)
+{
+	struct sym_proc *p = find_proc(s, pid);
+	struct sym_map *m;
+
+	if (!p || p->gen != gen || p->gone || p->frozen)
+		return false;
+	m = p->last_hit;
+	if (m && addr >= m->pub.start && addr < m->pub.limit)
+		return false;
+	m = find_map(p, addr);
+	if (m)
+		p->last_hit = m;
+	return !m;
+}
+
+int symbolizer_refresh(struct symbolizer *s, uint32_t pid, uint16_t *gen)
+{
+	struct sym_proc *p = find_proc(s, pid), *n = NULL;
+	size_t before;
+	int r;
+
+	if (!p) {
+		r = new_gen(s, pid, 0, &n);
+		*gen = 0;
+		return r < 0 ? r : (int)(n ? n->nr_maps : 0);
+	}
+	*gen = p->gen;
+	if (p->gone || p->frozen)
+		return -ESRCH;
+	if (!same_image(s, p)) {
+		if (p->gen == UINT16_MAX)
+			return 0;
+		r = new_gen(s, pid, (uint16_t)(p->gen + 1), &n);
+		if (!n)
+			return r;
+		*gen = n->gen;
+		return r < 0 ? r : (int)n->nr_maps;
+	}
+	before = p->nr_maps;
+	r = read_maps(s, p);
+	if (r < 0)
+		return r;
+	/* JIT code appeared since first sight: its perf map may be there too. */
+	if (p->anon_exec && !p->perfmap)
+		open_perfmap(s, p);
+	return (int)(p->nr_maps - before);
 }
 
 static void one_frame(struct sym_result *out, const char *name)

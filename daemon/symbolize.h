@@ -85,6 +85,21 @@ int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
 uint16_t symbolizer_exec_check(struct symbolizer *s, uint32_t pid);
 
 /*
+ * For following a process during the capture (proc/follow.c): is addr in no
+ * captured mapping of pid's generation gen? Only the newest generation of a
+ * process still there can miss; anything else says false (its maps cannot
+ * change, or nothing is known to re-read).
+ */
+bool symbolizer_maps_miss(struct symbolizer *s, uint32_t pid, uint16_t gen, uint64_t addr);
+/*
+ * Re-reads the maps of pid's newest generation now (or captures a new
+ * generation if the process exec'd meanwhile; *gen is then the new one).
+ * Returns how many mappings it added, or -errno (-ESRCH: the process is
+ * gone or its image final; nothing is lost, the old maps stay).
+ */
+int symbolizer_refresh(struct symbolizer *s, uint32_t pid, uint16_t *gen);
+
+/*
  * Resolve addr in pid (user) or in the kernel. addr is the address to look up:
  * the caller has already adjusted return addresses of non-leaf frames.
  * symbolizer_resolve uses pid's newest generation; _gen a given one (a

@@ -19,6 +19,7 @@
 #include "demangle.h"
 #include "output.h"
 #include "fixture_proc.h"
+#include "proc/follow.h"
 #include "profile.h"
 #include "sym_kernel.h"
 #include "sym_perfmap.h"
@@ -583,6 +584,128 @@ static void test_profile_symbolized(void **state)
 	symbolizer_free(s);
 }
 
+/* Has the fixture dlopen its library now; reads the new addresses. */
+static void fx_dlopen_now(struct fx_proc *p)
+{
+	char line[256];
+
+	assert_int_equal(write(p->in_fd, "\n", 1), 1);
+	while (fgets(line, sizeof(line), p->out) && strncmp(line, "ready", 5)) {
+		unsigned long long a;
+		char name[32];
+
+		if (sscanf(line, "%31s %llx", name, &a) == 2 && p->nr < FX_MAX_ADDRS) {
+			snprintf(p->names[p->nr], sizeof(p->names[0]), "%s", name);
+			p->addrs[p->nr++] = a;
+		}
+	}
+}
+
+static void add_at(struct profile *prof, uint32_t pid, uint64_t t_ns, uint64_t *ips, uint16_t n)
+{
+	struct sp_sample smp = { 0 };
+
+	smp.tgid = smp.tid = pid;
+	smp.time_ns = t_ns;
+	smp.weight = 1;
+	strcpy(smp.comm, "fx_main");
+	smp.nr_user = n;
+	smp.user_ips = ips;
+	assert_int_equal(profile_add(prof, &smp), 0);
+}
+
+/*
+ * A library dlopen'ed after the process's first sample, by a process that
+ * exits before symbolization (as `record -- CMD` sees it): its maps must be
+ * re-read while samples come in, as nothing can read them afterwards.
+ */
+static void test_dlopen_late_exited(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
+	struct profile *prof = profile_new(&meta, s);
+	const struct follow_stats *st = profile_follow_stats(prof);
+	struct func_share top[8];
+	struct fx_proc p;
+	struct sym_result r;
+	char lib[PATH_MAX];
+	uint64_t ips[2];
+	uint32_t pid;
+	size_t n;
+
+	(void)state;
+	snprintf(lib, sizeof(lib), "%s/libfx.so", fx_build());
+	start(&p, "fx_main", "dlopen-late", lib);
+	pid = (uint32_t)p.pid;
+	ips[0] = fx_addr(&p, "leaf_target");
+	add_at(prof, pid, 1000000, ips, 1); /* first sight: the maps without the library */
+	assert_int_equal(st->misses, 0);
+	fx_dlopen_now(&p);
+	ips[0] = fx_addr(&p, "lib_func");
+	ips[1] = fx_addr(&p, "leaf_target");
+	assert_int_not_equal(ips[0], 0);
+	add_at(prof, pid, 2000000, ips, 2);
+	assert_int_equal(st->misses, 1);
+	assert_int_equal(st->rereads, 1);
+	assert_true(st->found >= 1);
+	/* The same stack again is no new stack: no check, no re-read. */
+	add_at(prof, pid, 3000000, ips, 2);
+	assert_int_equal(st->misses, 1);
+	fx_stop(&p);
+	symbolizer_resolve_gen(s, pid, 0, ips[0], false, &r);
+	assert_string_equal(r.frames[0].name, "lib_func");
+	assert_true(ends_with(r.map->path, "/libfx.so"));
+	n = profile_top_functions(prof, top, 8);
+	assert_true(n >= 1);
+	assert_string_equal(top[0].name, "lib_func");
+	assert_int_equal(top[0].self, 2);
+	profile_free(prof);
+	symbolizer_free(s);
+}
+
+/*
+ * Misses that find nothing (a frame pointer into nowhere) back off: a miss
+ * inside the interval waits, and runs at the process's first sample after
+ * it, not at once and not never.
+ */
+static void test_miss_backoff(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
+	struct profile *prof = profile_new(&meta, s);
+	const struct follow_stats *st = profile_follow_stats(prof);
+	struct fx_proc p;
+	uint64_t ips[2];
+	uint32_t pid;
+
+	(void)state;
+	start(&p, "fx_main", NULL, NULL);
+	pid = (uint32_t)p.pid;
+	ips[0] = fx_addr(&p, "leaf_target");
+	ips[1] = 0x5000; /* in no mapping */
+	add_at(prof, pid, 1000000, ips, 2);
+	assert_int_equal(st->misses, 1);
+	assert_int_equal(st->rereads, 1);
+	assert_int_equal(st->found, 0);
+	ips[1] = 0x6000; /* a new stack, 1 ms later: waits */
+	add_at(prof, pid, 2000000, ips, 2);
+	assert_int_equal(st->misses, 2);
+	assert_int_equal(st->rereads, 1);
+	add_at(prof, pid, 3000000, ips, 1); /* still inside the interval */
+	assert_int_equal(st->rereads, 1);
+	add_at(prof, pid, 100000000, ips, 1); /* past it: the waiting re-read runs */
+	assert_int_equal(st->rereads, 2);
+	/* Addresses outside user code (page zero, kernel half) are no miss. */
+	ips[1] = 0x10;
+	add_at(prof, pid, 200000000, ips, 2);
+	ips[1] = 0xffffffff81000000ull;
+	add_at(prof, pid, 300000000, ips, 2);
+	assert_int_equal(st->misses, 2);
+	fx_stop(&p);
+	profile_free(prof);
+	symbolizer_free(s);
+}
+
 /* The child of pid (unshare --fork runs the payload as its child). */
 static pid_t child_of(pid_t pid)
 {
@@ -951,6 +1074,8 @@ int main(void)
 		cmocka_unit_test(test_kallsyms_host),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_profile_symbolized),
+		cmocka_unit_test(test_dlopen_late_exited),
+		cmocka_unit_test(test_miss_backoff),
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_symbolized_pprof_go),
 		cmocka_unit_test(test_exec_generations),
