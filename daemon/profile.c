@@ -489,6 +489,8 @@ struct view *profile_view(struct profile *p)
 	}
 	if (!p->view_only) {
 		p->view->meta = p->meta;
+		if (p->sym)
+			symbolizer_recheck_jit(p->sym);
 		if (view_sync(p->view, p, p->sym))
 			return NULL;
 	}

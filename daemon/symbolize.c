@@ -53,8 +53,13 @@ struct sym_proc {
 	struct sym_map *last_hit; /* symbolizer_maps_miss's: ips come in runs */
 	struct sym_perfmap *perfmap;
 	bool anon_exec; /* anonymous executable memory in its maps: a JIT? */
-	bool perfmap_tried_late;
-	bool gone; /* /proc/PID no longer readable */
+	/* Its root directory, held from the first sight of anonymous
+	 * executable memory: the perf map is opened through it, also after
+	 * the process is gone (a JVM writes it at exit). -1: none. */
+	int rootfd;
+	uint32_t perfmap_epoch; /* symbolizer's jit_epoch when last looked for */
+	bool jit_unnamed;	/* an address in its anonymous memory had no name */
+	bool gone;		/* /proc/PID no longer readable */
 	char exe[PATH_MAX];
 };
 
@@ -76,8 +81,9 @@ struct symbolizer {
 	dev_t own_pidns_dev;
 	ino_t own_pidns_ino;
 	struct sym_proc *procs[PROC_BUCKETS];
-	char *maps_buf; /* read_maps' stdio buffer, kept: malloc'd and freed
-			 * for each read, it was new heap memory each time */
+	uint32_t jit_epoch; /* symbolizer_recheck_jit's count, from 1 */
+	char *maps_buf;	    /* read_maps' stdio buffer, kept: malloc'd and freed
+			     * for each read, it was new heap memory each time */
 };
 
 /* snprintf that reports truncation: a cut path must not open another file. */
@@ -125,6 +131,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts)
 		return NULL;
 	}
 	s->quiet = opts->quiet;
+	s->jit_epoch = 1;
 	raise_nofile();
 	if (strtab_init(&s->names)) {
 		free(s);
@@ -145,6 +152,8 @@ static void proc_free(struct sym_proc *p)
 		free(p->maps[i]);
 	free(p->maps);
 	sym_perfmap_free(p->perfmap);
+	if (p->rootfd >= 0)
+		close(p->rootfd);
 	free(p);
 }
 
@@ -256,21 +265,56 @@ static uint32_t read_nspid(struct symbolizer *s, uint32_t pid)
 	return ns;
 }
 
-static void open_perfmap(struct symbolizer *s, struct sym_proc *p)
+/*
+ * While the process lives: hold its root and learn the pid its JIT names
+ * the map by, so the map can be found later whatever happens to it.
+ */
+static void hold_root(struct symbolizer *s, struct sym_proc *p)
 {
 	char path[PATH_MAX];
-	int fd;
 
+	if (p->rootfd >= 0 || p->gone)
+		return;
 	/* Only a perf map is named by it: looked up here, not for every
 	 * process met. */
 	if (!p->nspid)
 		p->nspid = read_nspid(s, p->pid);
-	if (!fmt_path(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", s->proc_root, p->pid,
-		      p->nspid))
+	if (fmt_path(path, sizeof(path), "%s/%u/root", s->proc_root, p->pid))
+		p->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/*
+ * Opens (or, when the JIT replaced the file, reopens) the process's perf
+ * map through its root: /tmp/perf-NSPID.map as the process sees it.
+ */
+static void open_perfmap(struct symbolizer *s, struct sym_proc *p)
+{
+	char path[64];
+	struct stat now, cur;
+	int fd;
+
+	hold_root(s, p);
+	p->perfmap_epoch = s->jit_epoch;
+	if (p->rootfd < 0 ||
+	    !fmt_path(path, sizeof(path), "tmp/perf-%u.map", p->nspid ? p->nspid : p->pid))
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
+	if (p->perfmap) {
+		if (fstatat(p->rootfd, path, &now, 0) || !sym_perfmap_stat(p->perfmap, &cur) ||
+		    (now.st_dev == cur.st_dev && now.st_ino == cur.st_ino))
+			return;
+	}
+	fd = openat(p->rootfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (p->perfmap)
+		sym_perfmap_reopen(p->perfmap, fd);
+	else
 		p->perfmap = sym_perfmap_open(fd);
+}
+
+void symbolizer_recheck_jit(struct symbolizer *s)
+{
+	s->jit_epoch++;
 }
 
 /*
@@ -484,6 +528,7 @@ static int new_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, struct sym_
 			o->frozen = true;
 	p->pid = pid;
 	p->gen = gen;
+	p->rootfd = -1;
 	p->next = s->procs[pid % PROC_BUCKETS];
 	s->procs[pid % PROC_BUCKETS] = p;
 	p->have_ident = !ident_read(s->proc_root, pid, &p->ident);
@@ -637,7 +682,7 @@ int symbolizer_refresh(struct symbolizer *s, uint32_t pid, uint16_t *gen)
 	if (r < 0)
 		return r;
 	/* JIT code appeared since first sight: its perf map may be there too. */
-	if (p->anon_exec && !p->perfmap)
+	if (p->anon_exec && p->rootfd < 0)
 		open_perfmap(s, p);
 	return (int)(p->nr_maps - before);
 }
@@ -725,10 +770,10 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 	/* JIT code lives in anonymous memory; only there is the perf map
 	 * consulted, so it can never shadow a real binary. */
 	if (!m || anon_path(m->pub.path)) {
-		if (!p->perfmap && !p->perfmap_tried_late && !p->gone && !p->frozen) {
-			p->perfmap_tried_late = true;
+		/* Once per recheck (symbolizer_recheck_jit): the map may have
+		 * been written, or replaced, since the last look. */
+		if (p->perfmap_epoch != s->jit_epoch)
 			open_perfmap(s, p);
-		}
 		jit = sym_perfmap_lookup(p->perfmap, addr);
 		if (jit) {
 			char *dem = sym_demangle(jit);
@@ -741,6 +786,8 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 			return;
 		}
 	}
+	if (m && anon_path(m->pub.path))
+		p->jit_unnamed = true;
 	if (m && m->pub.path[0]) {
 		snprintf(buf, sizeof(buf), "[unknown] %s+0x%" PRIx64, basename_of(m->pub.path),
 			 addr - m->pub.start + m->pub.offset);
@@ -769,4 +816,20 @@ void symbolizer_resolve_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, ui
 		resolve_kernel(s, addr, out);
 	else
 		resolve_user(s, pid, gen, false, addr, out);
+}
+
+size_t symbolizer_jit_unnamed(struct symbolizer *s,
+			      void (*fn)(void *arg, uint32_t pid, const char *exe, bool has_map),
+			      void *arg)
+{
+	size_t n = 0;
+
+	for (size_t b = 0; b < PROC_BUCKETS; b++)
+		for (struct sym_proc *p = s->procs[b]; p; p = p->next)
+			if (p->jit_unnamed) {
+				n++;
+				if (fn)
+					fn(arg, p->pid, p->exe, p->perfmap != NULL);
+			}
+	return n;
 }

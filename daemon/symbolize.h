@@ -113,6 +113,25 @@ void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, bool 
 void symbolizer_resolve_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, uint64_t addr,
 			    bool kernel, struct sym_result *out);
 
+/*
+ * The perf map of every process with anonymous executable memory (JIT code)
+ * is looked for once when the process is first seen and then once after
+ * each call of this (profile_view calls it before symbolizing): a JIT may
+ * write or replace its map at any time, a JVM at exit. The process's root
+ * is held from first sight, so a process gone by then still counts.
+ */
+void symbolizer_recheck_jit(struct symbolizer *s);
+
+/*
+ * The processes (generations) where an address symbolized so far fell in
+ * anonymous executable memory and no perf map named it: JIT frames left
+ * unnamed. fn (may be NULL) is called for each with its executable and
+ * whether it had a perf map at all. Returns how many.
+ */
+size_t symbolizer_jit_unnamed(struct symbolizer *s,
+			      void (*fn)(void *arg, uint32_t pid, const char *exe, bool has_map),
+			      void *arg);
+
 /* Distinct ELF files opened so far (the build-id cache's size). */
 size_t symbolizer_nr_files(const struct symbolizer *s);
 

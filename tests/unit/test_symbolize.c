@@ -419,6 +419,82 @@ static void test_perf_map(void **state)
 	symbolizer_free(s);
 }
 
+static void count_unnamed(void *arg, uint32_t pid, const char *exe, bool has_map)
+{
+	int *n = arg;
+
+	(void)pid;
+	assert_true(ends_with(exe, "/fx_main"));
+	assert_false(has_map);
+	(*n)++;
+}
+
+/*
+ * A perf map that appears only after the process is gone (a JVM with
+ * -XX:+DumpPerfMapAtExit writes it at exit), is then written anew (jcmd
+ * Compiler.perfmap truncates and rewrites it) and replaced by another file:
+ * each is read at the next recheck, through the root held since first
+ * sight, and the newest entry wins.
+ */
+static void test_perf_map_after_exit(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+	char path[64], tmp[80], buf[256];
+	uint32_t pid;
+	uint64_t jit;
+	int n = 0;
+
+	(void)state;
+	start(&p, "fx_main", "jit", NULL);
+	jit = fx_addr(&p, "jit");
+	pid = (uint32_t)p.pid;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	unlink(path);
+	symbolizer_note_pid(s, pid);
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "[unknown]");
+	assert_int_equal(symbolizer_jit_unnamed(s, count_unnamed, &n), 1);
+	assert_int_equal(n, 1);
+	fx_stop(&p);
+	snprintf(buf, sizeof(buf), "%llx 100 Interpreter\n%llx 10 LFoo;::hot\n",
+		 (unsigned long long)jit, (unsigned long long)jit);
+	append_file(path, buf);
+	/* Not looked for again before a recheck. */
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "[unknown]");
+	symbolizer_recheck_jit(s);
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "LFoo;::hot");
+	symbolizer_resolve(s, pid, jit + 0x40, false, &r);
+	assert_string_equal(r.frames[0].name, "Interpreter");
+	/* Written anew, longer than before: read from the start. */
+	assert_int_equal(truncate(path, 0), 0);
+	snprintf(buf, sizeof(buf),
+		 "%llx 20 LFoo;::recompiled_with_a_longer_name\n%llx 8 LBar;::x\n",
+		 (unsigned long long)jit, (unsigned long long)jit + 0x80);
+	append_file(path, buf);
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "LFoo;::recompiled_with_a_longer_name");
+	symbolizer_resolve(s, pid, jit + 0x84, false, &r);
+	assert_string_equal(r.frames[0].name, "LBar;::x");
+	/* Older entries stay where nothing newer covers them. */
+	symbolizer_resolve(s, pid, jit + 0x40, false, &r);
+	assert_string_equal(r.frames[0].name, "Interpreter");
+	/* Replaced by another file (written aside, renamed over it). */
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	unlink(tmp);
+	snprintf(buf, sizeof(buf), "%llx 10 LBaz;::replaced\n", (unsigned long long)jit);
+	append_file(tmp, buf);
+	assert_int_equal(rename(tmp, path), 0);
+	symbolizer_recheck_jit(s);
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "LBaz;::replaced");
+	unlink(path);
+	symbolizer_free(s);
+}
+
 static void test_perf_map_parser(void **state)
 {
 	struct sym_perfmap *m = sym_perfmap_open(-1);
@@ -1068,6 +1144,7 @@ int main(void)
 		cmocka_unit_test(test_process_exited),
 		cmocka_unit_test(test_trim_reopens),
 		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_perf_map_after_exit),
 		cmocka_unit_test(test_perf_map_parser),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_restricted),
