@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+// Two hot methods, hotA about 70 % of the work and hotB the rest, called
+// in turn for SECONDS of the program's own clock. It times each call and
+// prints the split it measured: over the whole run ("split"), and from the
+// line "warm" on ("split_warm", for a profiler attached after it), so a
+// test can hold a profiler's split against the program's own.
+// Usage: java Hot SECONDS [WARM_SECONDS]
+public class Hot {
+	static long sink;
+
+	static long hotA(long n) {
+		long x = sink | 1;
+		for (long i = 0; i < n; i++) {
+			x = x * 6364136223846793005L + 1442695040888963407L;
+			x ^= x >>> 29;
+		}
+		return x;
+	}
+
+	static long hotB(long n) {
+		long x = sink | 3;
+		for (long i = 0; i < n; i++) {
+			x = x * 2862933555777941757L + 3037000493L;
+			x ^= x >>> 31;
+		}
+		return x;
+	}
+
+	public static void main(String[] args) {
+		double secs = Double.parseDouble(args[0]);
+		double warmSecs = args.length > 1 ? Double.parseDouble(args[1]) : 0;
+		long start = System.nanoTime();
+		long end = start + (long) (secs * 1e9), warmAt = start + (long) (warmSecs * 1e9);
+		long ta = 0, tb = 0, wa = 0, wb = 0;
+		boolean warm = false;
+
+		System.out.println("pid " + ProcessHandle.current().pid());
+		while (System.nanoTime() < end) {
+			long t0 = System.nanoTime();
+			sink += hotA(70000);
+			long t1 = System.nanoTime();
+			sink += hotB(30000);
+			long t2 = System.nanoTime();
+			ta += t1 - t0;
+			tb += t2 - t1;
+			if (warm) {
+				wa += t1 - t0;
+				wb += t2 - t1;
+			} else if (t2 >= warmAt) {
+				warm = true;
+				System.out.println("warm");
+			}
+		}
+		System.out.printf("split %.4f split_warm %.4f secs %.2f sink %d%n",
+				  ta / (double) (ta + tb), wa / (double) Math.max(1, wa + wb),
+				  (System.nanoTime() - start) / 1e9, sink & 1);
+	}
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+// Two hot functions, hotA about 70 % of the work and hotB the rest, called
+// in turn for SECONDS of the program's own clock; prints the split it
+// measured over the whole run ("split") and from the line "warm" on
+// ("split_warm"), as Hot.java does.
+// Usage: node hot.js SECONDS [WARM_SECONDS]
+'use strict';
+
+let sink = 1;
+
+function hotA(n) {
+	let x = sink | 1;
+	for (let i = 0; i < n; i++) {
+		x = (Math.imul(x, 1664525) + 1013904223) | 0;
+		x ^= x >>> 13;
+	}
+	return x;
+}
+
+function hotB(n) {
+	let x = sink | 3;
+	for (let i = 0; i < n; i++) {
+		x = (Math.imul(x, 22695477) + 1) | 0;
+		x ^= x >>> 15;
+	}
+	return x;
+}
+
+const secs = Number(process.argv[2]);
+const warmSecs = Number(process.argv[3] || 0);
+const now = () => process.hrtime.bigint();
+const start = now();
+const end = start + BigInt(Math.round(secs * 1e9));
+const warmAt = start + BigInt(Math.round(warmSecs * 1e9));
+let ta = 0n, tb = 0n, wa = 0n, wb = 0n, warm = false;
+
+console.log(`pid ${process.pid}`);
+while (now() < end) {
+	const t0 = now();
+	sink ^= hotA(70000);
+	const t1 = now();
+	sink ^= hotB(30000);
+	const t2 = now();
+	ta += t1 - t0;
+	tb += t2 - t1;
+	if (warm) {
+		wa += t1 - t0;
+		wb += t2 - t1;
+	} else if (t2 >= warmAt) {
+		warm = true;
+		console.log('warm');
+	}
+}
+const share = (a, b) => (a + b > 0n ? Number(a) / Number(a + b) : 0);
+console.log(`split ${share(ta, tb).toFixed(4)} split_warm ${share(wa, wb).toFixed(4)} ` +
+	    `secs ${(Number(now() - start) / 1e9).toFixed(2)} sink ${sink & 1}`);
