@@ -283,6 +283,9 @@ static void hold_root(struct symbolizer *s, struct sym_proc *p)
 		p->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+static int open_in(struct sym_proc *p, int dirfd, const char *path, struct stat *now,
+		   struct stat *cur);
+
 /*
  * Opens (or, when the JIT replaced the file, reopens) the process's perf
  * map through its root: /tmp/perf-NSPID.map as the process sees it.
@@ -291,25 +294,53 @@ static void open_perfmap(struct symbolizer *s, struct sym_proc *p)
 {
 	char path[64];
 	struct stat now, cur;
-	int fd;
+	int fd, dirfd;
 
-	hold_root(s, p);
+	/* The root is held only for a process that has JIT code: a map is
+	 * looked for in any other only while it lives, without keeping a
+	 * descriptor for each process whose address no file covered. */
+	if (p->anon_exec)
+		hold_root(s, p);
 	p->perfmap_epoch = s->jit_epoch;
-	if (p->rootfd < 0 ||
-	    !fmt_path(path, sizeof(path), "tmp/perf-%u.map", p->nspid ? p->nspid : p->pid))
-		return;
-	if (p->perfmap) {
-		if (fstatat(p->rootfd, path, &now, 0) || !sym_perfmap_stat(p->perfmap, &cur) ||
-		    (now.st_dev == cur.st_dev && now.st_ino == cur.st_ino))
+	dirfd = p->rootfd;
+	if (dirfd < 0 && !p->gone && !p->frozen) {
+		char root[PATH_MAX];
+
+		if (!p->nspid)
+			p->nspid = read_nspid(s, p->pid);
+		if (fmt_path(root, sizeof(root), "%s/%u/root", s->proc_root, p->pid))
+			dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dirfd < 0)
 			return;
 	}
-	fd = openat(p->rootfd, path, O_RDONLY | O_CLOEXEC);
+	if (dirfd < 0 ||
+	    !fmt_path(path, sizeof(path), "tmp/perf-%u.map", p->nspid ? p->nspid : p->pid)) {
+		if (dirfd >= 0 && dirfd != p->rootfd)
+			close(dirfd);
+		return;
+	}
+	fd = open_in(p, dirfd, path, &now, &cur);
+	if (dirfd != p->rootfd)
+		close(dirfd);
 	if (fd < 0)
 		return;
 	if (p->perfmap)
 		sym_perfmap_reopen(p->perfmap, fd);
 	else
 		p->perfmap = sym_perfmap_open(fd);
+}
+
+/* The map at path under dirfd, opened unless it is the file already open
+ * (then -1). */
+static int open_in(struct sym_proc *p, int dirfd, const char *path, struct stat *now,
+		   struct stat *cur)
+{
+	if (p->perfmap) {
+		if (fstatat(dirfd, path, now, 0) || !sym_perfmap_stat(p->perfmap, cur) ||
+		    (now->st_dev == cur->st_dev && now->st_ino == cur->st_ino))
+			return -1;
+	}
+	return openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 }
 
 void symbolizer_recheck_jit(struct symbolizer *s)
