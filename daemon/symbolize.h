@@ -73,7 +73,7 @@ int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
  * is a generation of its own, numbered from 0, with its own captured maps,
  * so samples taken before an exec keep resolving in the old binary even
  * where the new one maps code at the same addresses. Whoever reads the
- * samples in time order tags them with the generation (profile.c does,
+ * samples in time order tags them with the generation (proc/follow.c does,
  * through symbolizer_exec_check); the generation then goes with the
  * address to symbolizer_resolve_gen.
  *
