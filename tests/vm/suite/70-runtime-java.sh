@@ -2,7 +2,7 @@
 # its own split (tests/workloads/runtime/Hot.java) profiled by skyprof and
 # by `perf record -g` on the same run, from its exec and attached after its
 # warm-up. Its JIT frames are named by the perf map the JVM writes at exit
-# (-XX:+DumpPerfMapAtExit), after the profile's last sample: the two hot
+# (-XX:+DumpPerfMapAtExit, a diagnostic option in JDK 17), after the profile's last sample: the two hot
 # methods must hold >= 60 % of the main thread's samples and their split be
 # within 5 points of the program's own. Then a JVM without a perf map must
 # get record's one-line hint instead of a silent wall of [unknown].
@@ -16,7 +16,7 @@ need_perf
 [ -f "$RT_BIN/Hot.class" ] || { echo "skip: no build/workloads/runtime/Hot.class (no javac on the host)"; exit 77; }
 cd "$OUT"
 
-jvm=(java -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit -XX:TieredStopAtLevel=1
+jvm=(java -XX:+UnlockDiagnosticVMOptions -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit -XX:TieredStopAtLevel=1
 	-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,Hot::hot*' -cp "$RT_BIN")
 rc=0
 run_exec exec -- "${jvm[@]}" Hot 15

@@ -14,10 +14,10 @@ cd "$OUT"
 rc=0
 run_exec exec -- "$RT_BIN/gohot" 10
 judge "go" "$(field exec.out split)" sky-exec.folded perf-exec.folded gohot \
-	'^main\.hotA$' '^main\.hotB$' || rc=1
+	'^main[.]hotA$' '^main[.]hotB$' || rc=1
 goexit() {
 	awk '{c = $NF; s = $0; sub(/ [0-9.]+$/, "", s); split(s, f, ";");
-		if (f[1] != "gohot") next; t += c; if (s ~ /;runtime\.goexit[^;]*;main\./) n += c}
+		if (f[1] != "gohot") next; t += c; if (s ~ /;runtime[.]goexit[^;]*;main[.]/) n += c}
 		END {printf "%.1f\n", t ? 100 * n / t : 0}' "$1"
 }
 sky=$(goexit sky-exec.folded) perf=$(goexit perf-exec.folded)

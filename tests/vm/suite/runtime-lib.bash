@@ -79,11 +79,13 @@ judge() {
 	echo "PASS: $name: share $1 %, split $2 vs the program's $own"
 }
 
-# wait_line FILE WORD SECS: waits until a line of FILE starts with WORD.
+# wait_line FILE WORD SECS PID: waits until a line of FILE starts with WORD,
+# as long as PID runs.
 wait_line() {
 	local i
 	for ((i = 0; i < $3 * 10; i++)); do
 		grep -q "^$2" "$1" 2>/dev/null && return 0
+		kill -0 "$4" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
@@ -120,10 +122,10 @@ run_attach() {
 	echo "$* &; then skyprof record -p and perf record -g -p from its warm-up on"
 	"$@" >"$tag.out" 2>"$tag.err" </dev/null &
 	pid=$!
-	wait_line "$tag.out" pid "${PROGRAM_START_S:-600}" ||
-		{ cat "$tag.err"; echo "FAIL: $tag: the program did not start"; kill "$pid"; return 1; }
-	wait_line "$tag.out" warm $((warm_s * 10 + 30)) ||
-		{ cat "$tag.err"; echo "FAIL: $tag: no warm-up"; kill "$pid"; return 1; }
+	wait_line "$tag.out" pid "${PROGRAM_START_S:-600}" "$pid" ||
+		{ cat "$tag.err"; echo "FAIL: $tag: the program did not start"; kill "$pid" 2>/dev/null; return 1; }
+	wait_line "$tag.out" warm $((warm_s * 10 + 30)) "$pid" ||
+		{ cat "$tag.err"; echo "FAIL: $tag: no warm-up"; kill "$pid" 2>/dev/null; return 1; }
 	perf record -q -e cpu-clock -F 99 -g -p "$pid" -o "perf-$tag.data" 2>"perf-$tag.err" &
 	perf_pid=$!
 	"$SKYPROF" record -F 99 --clock perf -p "$pid" -o "sky-$tag.folded" 2>"sky-$tag.err" ||
