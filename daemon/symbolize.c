@@ -669,20 +669,30 @@ static struct sym_map *find_map(struct sym_proc *p, uint64_t addr)
 	return NULL;
 }
 
-bool symbolizer_maps_miss(struct symbolizer *s, uint32_t pid, uint16_t gen, uint64_t addr)
+bool symbolizer_maps_miss(struct symbolizer *s, uint32_t pid, uint16_t gen, const uint64_t *ips,
+			  size_t n)
 {
 	struct sym_proc *p = find_proc(s, pid);
-	struct sym_map *m;
+	struct sym_map *last;
 
 	if (!p || p->gen != gen || p->gone || p->frozen)
 		return false;
-	m = p->last_hit;
-	if (m && addr >= m->pub.start && addr < m->pub.limit)
-		return false;
-	m = find_map(p, addr);
-	if (m)
-		p->last_hit = m;
-	return !m;
+	last = p->last_hit;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ip = ips[i];
+
+		/* Below the first page or above the lower half is no code: the
+		 * end of a frame-pointer chain, not a mapping the maps lack. */
+		if (ip < 4096 || ip >= 0x800000000000ull)
+			continue;
+		if (last && ip >= last->pub.start && ip < last->pub.limit)
+			continue;
+		last = find_map(p, ip);
+		if (!last)
+			return true;
+		p->last_hit = last;
+	}
+	return false;
 }
 
 int symbolizer_refresh(struct symbolizer *s, uint32_t pid, uint16_t *gen)

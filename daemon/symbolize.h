@@ -85,12 +85,15 @@ int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
 uint16_t symbolizer_exec_check(struct symbolizer *s, uint32_t pid);
 
 /*
- * For following a process during the capture (proc/follow.c): is addr in no
- * captured mapping of pid's generation gen? Only the newest generation of a
- * process still there can miss; anything else says false (its maps cannot
- * change, or nothing is known to re-read).
+ * For following a process during the capture (proc/follow.c): is one of the
+ * n user addresses ips in no captured mapping of pid's generation gen?
+ * Addresses that cannot be code (page zero, the kernel half) are passed
+ * over. Only the newest generation of a process still there can miss;
+ * anything else says false (its maps cannot change, or nothing is known to
+ * re-read).
  */
-bool symbolizer_maps_miss(struct symbolizer *s, uint32_t pid, uint16_t gen, uint64_t addr);
+bool symbolizer_maps_miss(struct symbolizer *s, uint32_t pid, uint16_t gen, const uint64_t *ips,
+			  size_t n);
 /*
  * Re-reads the maps of pid's newest generation now (or captures a new
  * generation if the process exec'd meanwhile; *gen is then the new one).

@@ -29,11 +29,6 @@
 #define REREAD_MIN_NS 10000000ull
 #define REREAD_MAX_NS 1000000000ull
 
-/* User addresses below the first page or above the lower half are no code:
- * the end of a frame-pointer chain, not a mapping the maps lack. */
-#define USER_MIN 4096ull
-#define USER_MAX 0x800000000000ull
-
 /*
  * A tgid as followed: its generation, the leader's comm as last seen, the
  * sample time of the last exec check, and when a miss may next re-read.
@@ -191,17 +186,10 @@ int follow_sample(struct follow *f, const struct sp_sample *s, uint16_t *gen)
 void follow_new_stack(struct follow *f, const struct sp_sample *s, uint16_t gen)
 {
 	struct follow_slot *e;
-	bool fresh, miss = false;
+	bool fresh;
 
-	if (s->tgid == PID_EMPTY || !s->nr_user || !s->user_ips)
-		return;
-	for (uint16_t i = 0; i < s->nr_user && !miss; i++) {
-		uint64_t ip = s->user_ips[i];
-
-		miss = ip >= USER_MIN && ip < USER_MAX &&
-		       symbolizer_maps_miss(f->sym, s->tgid, gen, ip);
-	}
-	if (!miss)
+	if (s->tgid == PID_EMPTY || !s->nr_user || !s->user_ips ||
+	    !symbolizer_maps_miss(f->sym, s->tgid, gen, s->user_ips, s->nr_user))
 		return;
 	f->st.misses++;
 	e = slot_of(f, s->tgid, &fresh);
