@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "proc/follow.h"
+#include "proc/ident.h"
 #include "symbolize.h"
 
 #define PID_EMPTY UINT32_MAX
@@ -38,7 +39,9 @@ struct follow_slot {
 	uint16_t gen;
 	bool have_comm;
 	bool pending; /* a miss waits for next_read_ns */
+	bool have_ident;
 	char comm[16];
+	struct proc_ident ident; /* without a symbolizer: the image's identity */
 	uint64_t checked_ns;
 	uint64_t next_read_ns, backoff_ns;
 };
@@ -156,10 +159,47 @@ static void reread(struct follow *f, struct follow_slot *e, uint64_t now_ns)
 	e->gen = gen;
 }
 
+/*
+ * e's newest generation, after comparing the live process with the image
+ * it had: through the symbolizer, which captures a new generation's maps,
+ * or without one by the identity alone. A gone pid is no error.
+ */
+static void exec_check(struct follow *f, struct follow_slot *e)
+{
+	struct proc_ident now;
+
+	if (f->sym) {
+		e->gen = symbolizer_exec_check(f->sym, e->pid);
+		return;
+	}
+	if (ident_read(NULL, e->pid, &now))
+		return;
+	if (!e->have_ident) {
+		e->ident = now;
+		e->have_ident = true;
+	} else if (!ident_same(&e->ident, &now) && e->gen < UINT16_MAX) {
+		e->ident = now;
+		e->gen++;
+	}
+}
+
+int follow_note(struct follow *f, uint32_t pid)
+{
+	bool fresh;
+	struct follow_slot *e = slot_of(f, pid, &fresh);
+
+	if (!e)
+		return -ENOMEM;
+	if (fresh)
+		exec_check(f, e);
+	return 0;
+}
+
 int follow_sample(struct follow *f, const struct sp_sample *s, uint16_t *gen)
 {
 	struct follow_slot *e;
 	bool fresh, leader = s->tid == s->tgid;
+	uint16_t was;
 
 	*gen = 0;
 	if (s->tgid == PID_EMPTY)
@@ -167,10 +207,11 @@ int follow_sample(struct follow *f, const struct sp_sample *s, uint16_t *gen)
 	e = slot_of(f, s->tgid, &fresh);
 	if (!e)
 		return -ENOMEM;
+	was = e->gen;
 	/* comm is NUL padded (decode.c): a fixed-size compare, no strncmp call. */
 	if (fresh || (leader && ((e->have_comm && memcmp(e->comm, s->comm, sizeof(e->comm))) ||
 				 s->time_ns > e->checked_ns + EXEC_RECHECK_NS))) {
-		e->gen = symbolizer_exec_check(f->sym, s->tgid); /* a gone pid is no error */
+		exec_check(f, e);
 		e->checked_ns = s->time_ns;
 	}
 	if (leader) {
@@ -180,7 +221,7 @@ int follow_sample(struct follow *f, const struct sp_sample *s, uint16_t *gen)
 	if (e->pending && s->time_ns >= e->next_read_ns)
 		reread(f, e, s->time_ns);
 	*gen = e->gen;
-	return 0;
+	return e->gen != was && !fresh;
 }
 
 void follow_new_stack(struct follow *f, const struct sp_sample *s, uint16_t gen)
@@ -188,7 +229,7 @@ void follow_new_stack(struct follow *f, const struct sp_sample *s, uint16_t gen)
 	struct follow_slot *e;
 	bool fresh;
 
-	if (s->tgid == PID_EMPTY || !s->nr_user || !s->user_ips ||
+	if (!f->sym || s->tgid == PID_EMPTY || !s->nr_user || !s->user_ips ||
 	    !symbolizer_maps_miss(f->sym, s->tgid, gen, s->user_ips, s->nr_user))
 		return;
 	f->st.misses++;

@@ -29,9 +29,18 @@ struct follow_stats {
 	uint64_t found;	  /* mappings those re-reads added */
 };
 
-/* sym: where the maps are captured (symbolize.h). NULL on -ENOMEM. */
+/*
+ * sym: where the maps are captured (symbolize.h). Without one (NULL) only
+ * the generations are followed, by each image's identity (proc/ident.h),
+ * for a caller whose symbolizer works elsewhere and numbers generations the
+ * same way (a new one each time the image changes). NULL on -ENOMEM.
+ */
 struct follow *follow_new(struct symbolizer *sym);
 void follow_free(struct follow *f);
+
+/* Notes pid now, before its first sample: its current image is generation
+ * 0 (an exec before the first sample is then a new one). 0 or -ENOMEM. */
+int follow_note(struct follow *f, uint32_t pid);
 
 /*
  * The exec generation of s's process, for aggregation (the symbolizer is
@@ -39,7 +48,8 @@ void follow_free(struct follow *f);
  * maps while the process still lives; then when the leader's comm changes,
  * as an exec renames the process, and at most once a second of sample time
  * otherwise, for an exec that keeps the name). A re-read that a miss had to
- * put off runs here once its interval has passed. 0 or -ENOMEM.
+ * put off runs here once its interval has passed. 0, 1 when the process has
+ * a new generation since its last sample (it exec'd), or -ENOMEM.
  */
 int follow_sample(struct follow *f, const struct sp_sample *s, uint16_t *gen);
 
@@ -47,6 +57,7 @@ int follow_sample(struct follow *f, const struct sp_sample *s, uint16_t *gen);
  * s (of generation gen, unwound: user_ips as aggregated) is a stack the
  * caller has not seen before: any user address in no captured mapping of
  * its process makes the maps be re-read, now or when the interval allows.
+ * Nothing without a symbolizer.
  */
 void follow_new_stack(struct follow *f, const struct sp_sample *s, uint16_t gen);
 

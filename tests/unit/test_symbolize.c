@@ -782,6 +782,55 @@ static void test_miss_backoff(void **state)
 	symbolizer_free(s);
 }
 
+/*
+ * Following without a symbolizer (the agent's reader): generations by the
+ * image's identity, the one at follow_note being 0, an exec a new one,
+ * reported once.
+ */
+static void test_follow_ident(void **state)
+{
+	struct follow *f = follow_new(NULL);
+	char *argv[] = { "sh", "-c", "echo ready; read x; exec sleep 30", NULL };
+	struct sp_sample smp = { 0 };
+	char path[64], exe[PATH_MAX];
+	struct fx_proc p;
+	uint16_t gen = 9;
+	ssize_t n = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fx_spawn(&p, argv), 0);
+	assert_int_equal(follow_note(f, (uint32_t)p.pid), 0);
+	smp.tgid = smp.tid = (uint32_t)p.pid;
+	smp.time_ns = 5000000000ull;
+	strcpy(smp.comm, "sh");
+	assert_int_equal(follow_sample(f, &smp, &gen), 0);
+	assert_int_equal(gen, 0);
+	assert_int_equal(write(p.in_fd, "\n", 1), 1);
+	snprintf(path, sizeof(path), "/proc/%d/exe", p.pid);
+	for (int i = 0; i < 500; i++) {
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n > 0 && (exe[n] = '\0', ends_with(exe, "/sleep")))
+			break;
+		usleep(10000);
+	}
+	assert_true(n > 0 && ends_with(exe, "/sleep"));
+	strcpy(smp.comm, "sleep"); /* the exec renamed it: checked at once */
+	smp.time_ns += 1000;
+	assert_int_equal(follow_sample(f, &smp, &gen), 1);
+	assert_int_equal(gen, 1);
+	smp.time_ns += 1000;
+	assert_int_equal(follow_sample(f, &smp, &gen), 0);
+	assert_int_equal(gen, 1);
+	/* Another process, first seen at a sample: its image then is 0. */
+	smp.tgid = smp.tid = (uint32_t)getpid();
+	assert_int_equal(follow_sample(f, &smp, &gen), 0);
+	assert_int_equal(gen, 0);
+	kill(p.pid, SIGKILL);
+	fx_stop(&p);
+	follow_free(f);
+}
+
 /* The child of pid (unshare --fork runs the payload as its child). */
 static pid_t child_of(pid_t pid)
 {
@@ -1153,6 +1202,7 @@ int main(void)
 		cmocka_unit_test(test_profile_symbolized),
 		cmocka_unit_test(test_dlopen_late_exited),
 		cmocka_unit_test(test_miss_backoff),
+		cmocka_unit_test(test_follow_ident),
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_symbolized_pprof_go),
 		cmocka_unit_test(test_exec_generations),
