@@ -65,8 +65,10 @@ struct agent_run {
 	struct unwind_dwarf *uw;
 	/* Exec tracking of pid, here where the samples come in time order (the
 	 * worker's symbolizer captures a new generation when it first meets
-	 * it): by the image's identity, no symbolizer here. */
+	 * it): by the image's identity, no symbolizer here; the generation
+	 * of the last sample. */
 	struct follow *follow;
+	uint16_t gen;
 	uint64_t end_ms;
 	uint64_t next_flush_ms;
 	uint64_t next_alive_ms;
@@ -87,20 +89,22 @@ uint64_t agent_wall_ms(void)
 static int on_sample(void *arg, const struct sp_sample *s)
 {
 	struct agent_run *r = arg;
-	uint16_t gen = 0;
+	uint16_t gen;
 	int e;
 
-	e = s->tgid == r->pid ? follow_sample(r->follow, s, &gen) : 0;
+	e = s->tgid == r->pid ? follow_sample(r->follow, s) : 0;
 	if (e < 0) {
 		r->error = e;
 		return e;
 	}
-	if (e > 0)
+	gen = (uint16_t)e;
+	if (s->tgid == r->pid && gen != r->gen) {
+		r->gen = gen;
 		log_info("task %s: pid %u exec'd (now %.16s): its later samples "
 			 "symbolize in the new image",
 			 r->spec.task_id, r->pid, s->comm);
+	}
 	e = profile_add_unwound(r->pend, r->uw, s, gen);
-
 	if (e) {
 		r->error = e;
 		return e;

@@ -394,8 +394,12 @@ int profile_add(struct profile *p, const struct sp_sample *s)
 	 * the agent all profit and the stored stack needs no regs. */
 	if ((s->flags & SKYPROF_SF_REGS) && s->regs && p->sym && !p->uw)
 		p->uw = unwind_dwarf_new(p->sym);
-	if (p->follow && follow_sample(p->follow, s, &gen) < 0)
-		return -ENOMEM;
+	if (p->follow) {
+		r = follow_sample(p->follow, s);
+		if (r < 0)
+			return r;
+		gen = (uint16_t)r;
+	}
 	before = p->nr_entries;
 	r = add_one(p, p->uw, s, gen);
 	if (!r && p->follow && p->nr_entries != before)

@@ -40,6 +40,7 @@ struct follow_slot {
 	bool have_comm;
 	bool pending; /* a miss waits for next_read_ns */
 	bool have_ident;
+	bool checked; /* exec_check has run: not a first sight */
 	char comm[16];
 	struct proc_ident ident; /* without a symbolizer: the image's identity */
 	uint64_t checked_ns;
@@ -116,14 +117,11 @@ static int grow(struct follow *f)
 	return 0;
 }
 
-/* pid's slot; a new one (*fresh) on first sight. NULL: no memory. */
-static struct follow_slot *slot_of(struct follow *f, uint32_t pid, bool *fresh)
+/* pid's slot, a new one (not yet checked) on first sight. NULL: no memory. */
+static __attribute__((noinline)) struct follow_slot *slot_find(struct follow *f, uint32_t pid)
 {
 	size_t h;
 
-	*fresh = false;
-	if (f->last && f->last->pid == pid)
-		return f->last;
 	if ((f->nr + 1) * 2 > f->nr_slots && grow(f))
 		return NULL;
 	h = pid_hash(pid, f->nr_slots);
@@ -133,10 +131,18 @@ static struct follow_slot *slot_of(struct follow *f, uint32_t pid, bool *fresh)
 		memset(&f->slots[h], 0, sizeof(f->slots[h]));
 		f->slots[h].pid = pid;
 		f->nr++;
-		*fresh = true;
 	}
 	f->last = &f->slots[h];
 	return f->last;
+}
+
+/* Every sample asks: the previous sample's slot inline, as samples come in
+ * runs of one process. */
+static inline struct follow_slot *slot_of(struct follow *f, uint32_t pid)
+{
+	if (f->last && f->last->pid == pid)
+		return f->last;
+	return slot_find(f, pid);
 }
 
 static void reread(struct follow *f, struct follow_slot *e, uint64_t now_ns)
@@ -168,6 +174,7 @@ static void exec_check(struct follow *f, struct follow_slot *e)
 {
 	struct proc_ident now;
 
+	e->checked = true;
 	if (f->sym) {
 		e->gen = symbolizer_exec_check(f->sym, e->pid);
 		return;
@@ -185,32 +192,29 @@ static void exec_check(struct follow *f, struct follow_slot *e)
 
 int follow_note(struct follow *f, uint32_t pid)
 {
-	bool fresh;
-	struct follow_slot *e = slot_of(f, pid, &fresh);
+	struct follow_slot *e = slot_of(f, pid);
 
 	if (!e)
 		return -ENOMEM;
-	if (fresh)
+	if (!e->checked)
 		exec_check(f, e);
 	return 0;
 }
 
-int follow_sample(struct follow *f, const struct sp_sample *s, uint16_t *gen)
+int follow_sample(struct follow *f, const struct sp_sample *s)
 {
 	struct follow_slot *e;
-	bool fresh, leader = s->tid == s->tgid;
-	uint16_t was;
+	bool leader = s->tid == s->tgid;
 
-	*gen = 0;
 	if (s->tgid == PID_EMPTY)
 		return 0;
-	e = slot_of(f, s->tgid, &fresh);
+	e = slot_of(f, s->tgid);
 	if (!e)
 		return -ENOMEM;
-	was = e->gen;
 	/* comm is NUL padded (decode.c): a fixed-size compare, no strncmp call. */
-	if (fresh || (leader && ((e->have_comm && memcmp(e->comm, s->comm, sizeof(e->comm))) ||
-				 s->time_ns > e->checked_ns + EXEC_RECHECK_NS))) {
+	if (!e->checked ||
+	    (leader && ((e->have_comm && memcmp(e->comm, s->comm, sizeof(e->comm))) ||
+			s->time_ns > e->checked_ns + EXEC_RECHECK_NS))) {
 		exec_check(f, e);
 		e->checked_ns = s->time_ns;
 	}
@@ -220,20 +224,18 @@ int follow_sample(struct follow *f, const struct sp_sample *s, uint16_t *gen)
 	}
 	if (e->pending && s->time_ns >= e->next_read_ns)
 		reread(f, e, s->time_ns);
-	*gen = e->gen;
-	return e->gen != was && !fresh;
+	return e->gen;
 }
 
 void follow_new_stack(struct follow *f, const struct sp_sample *s, uint16_t gen)
 {
 	struct follow_slot *e;
-	bool fresh;
 
 	if (!f->sym || s->tgid == PID_EMPTY || !s->nr_user || !s->user_ips ||
 	    !symbolizer_maps_miss(f->sym, s->tgid, gen, s->user_ips, s->nr_user))
 		return;
 	f->st.misses++;
-	e = slot_of(f, s->tgid, &fresh);
+	e = slot_of(f, s->tgid);
 	if (!e || e->gen != gen)
 		return;
 	if (s->time_ns >= e->next_read_ns)

@@ -48,10 +48,12 @@ int follow_note(struct follow *f, uint32_t pid);
  * maps while the process still lives; then when the leader's comm changes,
  * as an exec renames the process, and at most once a second of sample time
  * otherwise, for an exec that keeps the name). A re-read that a miss had to
- * put off runs here once its interval has passed. 0, 1 when the process has
- * a new generation since its last sample (it exec'd), or -ENOMEM.
+ * put off runs here once its interval has passed. Returns the generation
+ * (0 for a sample without a process), or -ENOMEM. Every sample comes here:
+ * the generation is the return value, not stored through a pointer, so the
+ * caller's frame needs no stack guard.
  */
-int follow_sample(struct follow *f, const struct sp_sample *s, uint16_t *gen);
+int follow_sample(struct follow *f, const struct sp_sample *s);
 
 /*
  * s (of generation gen, unwound: user_ips as aggregated) is a stack the
