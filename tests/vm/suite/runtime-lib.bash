@@ -112,15 +112,19 @@ run_exec() {
 }
 
 # run_attach TAG -- CMD...: starts CMD (a program of runtime/ that prints
-# "pid N" when its clock starts and "warm" after its warm-up), then attaches
-# skyprof and perf to it from "warm" until it exits. Waits for the program
-# at most PROGRAM_START_S (default 600 s: a JVM under TCG) to start, and
-# then for its warm-up as long as it said it would take, ten times over.
+# "pid N" when its clock starts and "warm" after its warm-up, and takes a
+# mark file as its last argument), then attaches skyprof and perf to it from
+# "warm" until it exits, and creates the mark file once both run: the
+# program's split_warm counts from then on, the profilers' window. Waits for
+# the program at most PROGRAM_START_S (default 600 s: a JVM under TCG) to
+# start, and then for its warm-up as long as it said it would take (WARM_S),
+# ten times over.
 run_attach() {
-	local tag=$1 pid perf_pid warm_s=$WARM_S
+	local tag=$1 pid perf_pid sky_pid warm_s=$WARM_S mark=$PWD/$1.mark
 	shift 2
-	echo "$* &; then skyprof record -p and perf record -g -p from its warm-up on"
-	"$@" >"$tag.out" 2>"$tag.err" </dev/null &
+	rm -f "$mark"
+	echo "$* $mark &; then skyprof record -p and perf record -g -p from its warm-up on"
+	"$@" "$mark" >"$tag.out" 2>"$tag.err" </dev/null &
 	pid=$!
 	wait_line "$tag.out" pid "${PROGRAM_START_S:-600}" "$pid" ||
 		{ cat "$tag.err"; echo "FAIL: $tag: the program did not start"; kill "$pid" 2>/dev/null; return 1; }
@@ -128,8 +132,11 @@ run_attach() {
 		{ cat "$tag.err"; echo "FAIL: $tag: no warm-up"; kill "$pid" 2>/dev/null; return 1; }
 	perf record -q -e cpu-clock -F 99 -g -p "$pid" -o "perf-$tag.data" 2>"perf-$tag.err" &
 	perf_pid=$!
-	"$SKYPROF" record -F 99 --clock perf -p "$pid" -o "sky-$tag.folded" 2>"sky-$tag.err" ||
-		{ cat "sky-$tag.err"; echo "FAIL: $tag: record -p"; kill "$pid"; return 1; }
+	"$SKYPROF" record -F 99 --clock perf -p "$pid" -o "sky-$tag.folded" 2>"sky-$tag.err" &
+	sky_pid=$!
+	wait_line "sky-$tag.err" "skyprof: session" 120 "$sky_pid" || true
+	touch "$mark"
+	wait "$sky_pid" || { cat "sky-$tag.err"; echo "FAIL: $tag: record -p"; kill "$pid"; return 1; }
 	cat "sky-$tag.err"
 	wait "$pid" || { cat "$tag.err"; echo "FAIL: $tag: the program failed"; return 1; }
 	wait "$perf_pid" || { cat "perf-$tag.err"; echo "FAIL: $tag: perf record -p"; return 1; }
