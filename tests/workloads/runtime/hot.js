@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Two hot functions, hotA about 70 % of the work and hotB the rest, called
 // in turn for SECONDS of the program's own clock; prints the split it
-// measured over the whole run ("split") and from the line "warm" on
+// measured from the median time of each function's calls (see Hot.java)
+// over the whole run ("split") and from the line "warm" on
 // ("split_warm"; from when MARK_FILE exists, if given), as Hot.java does.
 // Usage: node hot.js SECONDS [WARM_SECONDS [MARK_FILE]]
 'use strict';
@@ -34,8 +35,8 @@ const now = () => process.hrtime.bigint();
 const start = now();
 const end = start + BigInt(Math.round(secs * 1e9));
 const warmAt = start + BigInt(Math.round(warmSecs * 1e9));
-let ta = 0n, tb = 0n, wa = 0n, wb = 0n, warm = false;
-let mark = process.argv[4] || null, nextLook = 0n;
+const ta = [], tb = [];
+let warmFrom = -1, mark = process.argv[4] || null, nextLook = 0n;
 
 console.log(`pid ${process.pid}`);
 while (now() < end) {
@@ -44,23 +45,29 @@ while (now() < end) {
 	const t1 = now();
 	sink ^= hotB(30000);
 	const t2 = now();
-	ta += t1 - t0;
-	tb += t2 - t1;
-	if (warm && mark && t2 >= nextLook) {
+	ta.push(Number(t1 - t0));
+	tb.push(Number(t2 - t1));
+	if (warmFrom >= 0 && mark && t2 >= nextLook) {
 		nextLook = t2 + 100000000n;
 		if (fs.existsSync(mark)) {
 			mark = null;
-			wa = wb = 0n;
+			warmFrom = ta.length;
 		}
 	}
-	if (warm) {
-		wa += t1 - t0;
-		wb += t2 - t1;
-	} else if (t2 >= warmAt) {
-		warm = true;
+	if (warmFrom < 0 && t2 >= warmAt) {
+		warmFrom = ta.length;
 		console.log('warm');
 	}
 }
-const share = (a, b) => (a + b > 0n ? Number(a) / Number(a + b) : 0);
-console.log(`split ${share(ta, tb).toFixed(4)} split_warm ${share(wa, wb).toFixed(4)} ` +
-	    `secs ${(Number(now() - start) / 1e9).toFixed(2)} sink ${sink & 1}`);
+if (warmFrom < 0)
+	warmFrom = ta.length;
+const median = (a) => {
+	const c = a.slice().sort((x, y) => x - y);
+	return c.length ? c[c.length >> 1] : 0;
+};
+const split = (from) => {
+	const a = median(ta.slice(from)), b = median(tb.slice(from));
+	return a + b > 0 ? a / (a + b) : 0;
+};
+console.log(`split ${split(0).toFixed(4)} split_warm ${split(warmFrom).toFixed(4)} ` +
+	    `calls ${ta.length} secs ${(Number(now() - start) / 1e9).toFixed(2)} sink ${sink & 1}`);
