@@ -11,6 +11,7 @@ echo "$SKYPROF record --dwarf -F 99 -- python3 hot.py 10"
 	>py.out 2>py.err </dev/null || { cat py.err; echo "FAIL: record"; exit 1; }
 cat py.err
 top_stacks py.folded 4
+# shellcheck disable=SC2046
 set -- $(awk '{c = $NF; s = $0; sub(/ [0-9.]+$/, "", s); split(s, f, ";");
 	if (f[1] != "python3") next; t += c; if (s ~ /(^|;)Py_BytesMain(;|$)/) n += c}
 	END {printf "%.1f %d %d\n", t ? 100 * n / t : 0, n, t}' py.folded)

@@ -31,6 +31,7 @@ wait "$wl_pid" || true
 cat node.out
 grep -E "warn|error" "$OUT/agent.log" | head -10 || true
 own=$(field node.out split_warm)
+# shellcheck disable=SC2046
 set -- $("$PY" - "$OUT/oap.jsonl" <<'PY'
 import json, re, sys
 a = b = t = 0

@@ -7,7 +7,9 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/record-lib.bash"
 
+# shellcheck disable=SC2034 # used by the tests that source this
 RT_SRC=$SKYPROF_ROOT/tests/workloads/runtime
+# shellcheck disable=SC2034
 RT_BIN=$SKYPROF_ROOT/build/workloads/runtime
 
 # need_runtime CMD...: skip (77) unless the rootfs has each command (the
