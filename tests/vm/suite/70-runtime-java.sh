@@ -19,7 +19,7 @@ cd "$OUT"
 jvm=(java -XX:+UnlockDiagnosticVMOptions -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit -XX:TieredStopAtLevel=1
 	-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,Hot::hot*' -cp "$RT_BIN")
 rc=0
-run_exec exec -- "${jvm[@]}" Hot 15
+run_exec exec -- "${jvm[@]}" Hot 25
 judge "java from exec" "$(field exec.out split)" sky-exec.folded perf-exec.folded java \
 	'hotA' 'hotB' || rc=1
 WARM_S=6

@@ -14,7 +14,7 @@ cd "$OUT"
 
 js=(node --perf-basic-prof --no-turbo-inlining "$RT_SRC/hot.js")
 rc=0
-run_exec exec -- "${js[@]}" 20
+run_exec exec -- "${js[@]}" 30
 judge "node from exec" "$(field exec.out split)" sky-exec.folded perf-exec.folded node \
 	'hotA' 'hotB' || rc=1
 WARM_S=4

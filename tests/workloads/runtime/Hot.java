@@ -62,9 +62,9 @@ public class Hot {
 		System.out.println("pid " + ProcessHandle.current().pid());
 		while (System.nanoTime() < end) {
 			long t0 = System.nanoTime();
-			sink += hotA(70000);
+			sink += hotA(350000);
 			long t1 = System.nanoTime();
-			sink += hotB(30000);
+			sink += hotB(150000);
 			long t2 = System.nanoTime();
 			ta = grow(ta, n);
 			tb = grow(tb, n);

@@ -41,9 +41,9 @@ let warmFrom = -1, mark = process.argv[4] || null, nextLook = 0n;
 console.log(`pid ${process.pid}`);
 while (now() < end) {
 	const t0 = now();
-	sink ^= hotA(70000);
+	sink ^= hotA(700000);
 	const t1 = now();
-	sink ^= hotB(30000);
+	sink ^= hotB(300000);
 	const t2 = now();
 	ta.push(Number(t1 - t0));
 	tb.push(Number(t2 - t1));
