@@ -1,8 +1,12 @@
 # Build rules for the skyprof program and the host unit tests.
 # Included by the top-level Makefile; paths are relative to the top.
 #
-# Every daemon/*.c except main.c goes into a library that both the program and
-# the unit tests link, so a new stage is a new file and nothing else.
+# Every daemon/*.c and daemon/*/*.c except main.c goes into a library that
+# both the program and the unit tests link, so a new stage is a new file (or
+# folder) and nothing else. Objects mirror the source tree under
+# $(BUILD)/daemon and $(BUILD)/asan; each records the headers it included
+# (-MMD -MP, the .d files beside it), so a header's change rebuilds only the
+# objects that include it.
 
 DAEMON_PKGS  := libnl-3.0 libnl-genl-3.0 libdw libelf zlib libprotobuf-c libnghttp2 openssl yaml-0.1
 DAEMON_LIBS   = $(shell pkg-config --libs $(DAEMON_PKGS)) -lm -liberty
@@ -32,7 +36,7 @@ PROTO_H      := $(PROTO_C:.c=.h)
 # the next one regenerates them and recompiles everything.
 .SECONDARY: $(PROTO_C) $(PROTO_H)
 
-DAEMON_SRC   := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+DAEMON_SRC   := $(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/*/*.c))
 DAEMON_OBJ   := $(patsubst daemon/%.c,$(BUILD)/daemon/%.o,$(DAEMON_SRC)) \
 		$(patsubst $(BUILD)/proto/%.c,$(BUILD)/daemon/proto-%.o,$(PROTO_C))
 ASAN_OBJ     := $(patsubst $(BUILD)/daemon/%.o,$(BUILD)/asan/%.o,$(DAEMON_OBJ))
@@ -46,17 +50,21 @@ $(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(BUILD)/proto
 	protoc-c --proto_path=proto --c_out=$(BUILD)/proto $<
 
-$(BUILD)/daemon/%.o: daemon/%.c $(PROTO_H) $(wildcard daemon/*.h) include/uapi/skyprof.h daemon/build.mk
+DEP_FLAGS     = -MMD -MP
+
+# The generated protobuf headers come first: a source including one must not
+# compile before it exists (the .d files only know it after a first build).
+$(BUILD)/daemon/%.o: daemon/%.c $(PROTO_H) daemon/build.mk
 	@mkdir -p $(@D)
-	$(CC) $(DAEMON_CFLAGS) $(HARDEN_CFLAGS) -c -o $@ $<
+	$(CC) $(DAEMON_CFLAGS) $(HARDEN_CFLAGS) $(DEP_FLAGS) -c -o $@ $<
 
 $(BUILD)/daemon/proto-%.o: $(BUILD)/proto/%.c $(PROTO_H) daemon/build.mk
 	@mkdir -p $(@D)
 	$(CC) $(filter-out -Wextra,$(DAEMON_CFLAGS)) $(HARDEN_CFLAGS) -c -o $@ $<
 
-$(BUILD)/asan/%.o: daemon/%.c $(PROTO_H) $(wildcard daemon/*.h) include/uapi/skyprof.h
+$(BUILD)/asan/%.o: daemon/%.c $(PROTO_H) daemon/build.mk
 	@mkdir -p $(@D)
-	$(CC) $(DAEMON_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(CC) $(DAEMON_CFLAGS) $(SAN_FLAGS) $(DEP_FLAGS) -c -o $@ $<
 
 $(BUILD)/asan/proto-%.o: $(BUILD)/proto/%.c $(PROTO_H)
 	@mkdir -p $(@D)
@@ -71,8 +79,8 @@ $(BUILD)/libskyprof-asan.a: $(ASAN_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(SKYPROF_BIN): daemon/main.c $(BUILD)/libskyprof.a
-	$(CC) $(DAEMON_CFLAGS) $(HARDEN_CFLAGS) $(HARDEN_LDFLAGS) -o $@ $< $(BUILD)/libskyprof.a \
-		$(DAEMON_LIBS)
+	$(CC) $(DAEMON_CFLAGS) $(HARDEN_CFLAGS) $(HARDEN_LDFLAGS) -MMD -MP -MF $@.d -o $@ $< \
+		$(BUILD)/libskyprof.a $(DAEMON_LIBS)
 
 # The program under ASan+UBSan, for host tests that throw hostile input at
 # a running agent (tests/host/42-agent-oap-garbage.sh). Not installed.
@@ -81,7 +89,7 @@ $(BUILD)/skyprof-asan: daemon/main.c $(BUILD)/libskyprof-asan.a
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libskyprof-asan.a
 	@mkdir -p $(@D)
-	$(CC) $(DAEMON_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< \
+	$(CC) $(DAEMON_CFLAGS) $(SAN_FLAGS) -MMD -MP -MF $@.d -Itests/unit -o $@ $< \
 		$(BUILD)/libskyprof-asan.a $(DAEMON_LIBS) -lcmocka
 
 # The fake OAP (tests/fake-oap) reads proto/sw_*.proto at run time; guests get
@@ -91,3 +99,5 @@ $(BUILD)/tests/fake-oap/proto/%.proto: proto/%.proto
 	@mkdir -p $(@D)
 	cp $< $@
 $(SKYPROF_BIN): | $(FAKE_OAP_PROTO)
+
+-include $(DAEMON_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(SKYPROF_BIN).d $(UNIT_BIN:=.d)

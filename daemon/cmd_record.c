@@ -383,6 +383,54 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 			written, run->samples);
 }
 
+/*
+ * After the outputs: a process whose samples fell in anonymous executable
+ * memory (JIT code) that no perf map named gets one line on how to have
+ * its runtime write one, instead of a silent wall of [unknown].
+ */
+#define JIT_HINTS_MAX 4
+
+struct jit_hints {
+	unsigned int shown, more;
+};
+
+static void jit_hint(void *arg, uint32_t pid, const char *exe, bool has_map)
+{
+	struct jit_hints *h = arg;
+	const char *base = strrchr(exe, '/'), *how;
+
+	if (has_map)
+		return; /* it writes one: the names it lacks are its own affair */
+	if (h->shown == JIT_HINTS_MAX) {
+		h->more++;
+		return;
+	}
+	h->shown++;
+	base = base ? base + 1 : exe;
+	if (!strcmp(base, "java"))
+		how = "start the JVM with -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit "
+		      "(JDK 17+; or run `jcmd PID Compiler.perfmap` before it ends; "
+		      "perf-map-agent on JDK 8)";
+	else if (!strcmp(base, "node") || !strcmp(base, "nodejs"))
+		how = "start node with --perf-basic-prof (and --interpreted-frames-native-stack)";
+	else if (!strncmp(base, "python", 6))
+		how = "start Python 3.12+ with -X perf";
+	else
+		how = "its runtime writes no /tmp/perf-PID.map";
+	fprintf(stderr, "skyprof: note: JIT frames of pid %u (%s) are unnamed: %s\n", pid,
+		base[0] ? base : "?", how);
+}
+
+static void jit_hints(struct symbolizer *sym)
+{
+	struct jit_hints h = { 0 };
+
+	symbolizer_jit_unnamed(sym, jit_hint, &h);
+	if (h.more)
+		fprintf(stderr, "skyprof: note: and %u more processes with unnamed JIT frames\n",
+			h.more);
+}
+
 static int write_outputs(struct profile *prof, const struct record_opts *o, const int *formats)
 {
 	int rc = 0;
@@ -540,6 +588,7 @@ int cmd_record_main(int argc, char **argv)
 					   "CPU?)\n");
 	profile_set_duration(run.prof, duration);
 	rc = write_outputs(run.prof, &o, formats);
+	jit_hints(sym);
 
 out:
 	free(st);

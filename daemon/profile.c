@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc/follow.h"
 #include "profile.h"
 #include "skyprof.h"
 #include "symbolize.h"
@@ -53,9 +54,7 @@ struct profile {
 	struct arena_block *arena;
 	uint64_t total_count;
 
-	struct pid_slot *pids; /* the tgids seen (with a symbolizer only) */
-	size_t nr_pids, nr_pid_slots;
-	struct pid_slot *last_pid; /* the previous sample's: samples come in runs */
+	struct follow *follow; /* the processes followed (with a symbolizer only) */
 
 	struct view *view;
 	bool view_only; /* read back from a file: no raw stacks */
@@ -63,23 +62,6 @@ struct profile {
 	/* DWARF unwinder, made on the first sample with user regs. */
 	struct unwind_dwarf *uw;
 };
-
-#define PID_EMPTY UINT32_MAX
-
-/*
- * A tgid as the profile tracks it for exec detection: its generation, the
- * leader's comm as last seen and the sample time of the last check.
- */
-struct pid_slot {
-	uint32_t pid; /* PID_EMPTY: free */
-	uint16_t gen;
-	bool have_comm;
-	char comm[16];
-	uint64_t checked_ns;
-};
-
-/* An exec that keeps the name is caught within this much sample time. */
-#define EXEC_RECHECK_NS 1000000000ull
 
 /*
  * Hashing the ips is most of the cost of a sample, so it runs four
@@ -215,14 +197,12 @@ struct profile *profile_new(const struct profile_meta *meta, struct symbolizer *
 	p->sym = sym;
 	p->nr_slots = 1024;
 	p->slots = calloc(p->nr_slots, sizeof(*p->slots));
-	p->nr_pid_slots = 64;
-	p->pids = calloc(p->nr_pid_slots, sizeof(*p->pids));
-	if (!p->slots || !p->pids) {
+	if (sym)
+		p->follow = follow_new(sym);
+	if (!p->slots || (sym && !p->follow)) {
 		profile_free(p);
 		return NULL;
 	}
-	for (size_t i = 0; i < p->nr_pid_slots; i++)
-		p->pids[i].pid = PID_EMPTY;
 	return p;
 }
 
@@ -256,7 +236,7 @@ void profile_free(struct profile *p)
 	}
 	free(p->entries);
 	free(p->slots);
-	free(p->pids);
+	follow_free(p->follow);
 	free(p);
 }
 
@@ -279,91 +259,6 @@ static int grow_table(struct profile *p)
 	free(p->slots);
 	p->slots = s;
 	p->nr_slots = n;
-	return 0;
-}
-
-static size_t pid_hash(uint32_t pid, size_t nr_slots)
-{
-	return (pid * 2654435761U) & (nr_slots - 1);
-}
-
-static int grow_pids(struct profile *p)
-{
-	size_t n = p->nr_pid_slots * 2;
-	struct pid_slot *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		s[i].pid = PID_EMPTY;
-	for (size_t i = 0; i < p->nr_pid_slots; i++) {
-		size_t h;
-
-		if (p->pids[i].pid == PID_EMPTY)
-			continue;
-		h = pid_hash(p->pids[i].pid, n);
-		while (s[h].pid != PID_EMPTY)
-			h = (h + 1) & (n - 1);
-		s[h] = p->pids[i];
-	}
-	free(p->pids);
-	p->pids = s;
-	p->nr_pid_slots = n;
-	p->last_pid = NULL;
-	return 0;
-}
-
-/* pid's slot; a new one (*fresh) on first sight. NULL: no memory. */
-static struct pid_slot *pid_slot(struct profile *p, uint32_t pid, bool *fresh)
-{
-	size_t h;
-
-	*fresh = false;
-	if (p->last_pid && p->last_pid->pid == pid)
-		return p->last_pid;
-	if ((p->nr_pids + 1) * 2 > p->nr_pid_slots && grow_pids(p))
-		return NULL;
-	h = pid_hash(pid, p->nr_pid_slots);
-	while (p->pids[h].pid != PID_EMPTY && p->pids[h].pid != pid)
-		h = (h + 1) & (p->nr_pid_slots - 1);
-	if (p->pids[h].pid == PID_EMPTY) {
-		p->pids[h].pid = pid;
-		p->nr_pids++;
-		*fresh = true;
-	}
-	p->last_pid = &p->pids[h];
-	return p->last_pid;
-}
-
-/*
- * The exec generation of s's process, for a profile with a symbolizer. The
- * symbolizer is asked (symbolizer_exec_check) on first sight, which also
- * captures the maps while the process still lives; then when the leader's
- * comm changes (an exec renames the process) and at most once a second of
- * sample time otherwise (an exec that keeps the name).
- */
-static int sample_gen(struct profile *p, const struct sp_sample *s, uint16_t *gen)
-{
-	struct pid_slot *e;
-	bool fresh, leader = s->tid == s->tgid;
-
-	*gen = 0;
-	if (s->tgid == PID_EMPTY)
-		return 0;
-	e = pid_slot(p, s->tgid, &fresh);
-	if (!e)
-		return -ENOMEM;
-	/* comm is NUL padded (decode.c): a fixed-size compare, no strncmp call. */
-	if (fresh || (leader && ((e->have_comm && memcmp(e->comm, s->comm, sizeof(e->comm))) ||
-				 s->time_ns > e->checked_ns + EXEC_RECHECK_NS))) {
-		e->gen = symbolizer_exec_check(p->sym, s->tgid); /* a gone pid is no error */
-		e->checked_ns = s->time_ns;
-	}
-	if (leader) {
-		memcpy(e->comm, s->comm, sizeof(e->comm));
-		e->have_comm = true;
-	}
-	*gen = e->gen;
 	return 0;
 }
 
@@ -468,9 +363,28 @@ int profile_add_unwound(struct profile *p, struct unwind_dwarf *uw, const struct
 	return add_one(p, uw, s, gen);
 }
 
+/* The stack just added as entry i is new: follow's miss check, on the ips
+ * as aggregated (a DWARF unwind's, not the recorded chain). */
+static __attribute__((noinline)) void check_new_stack(struct profile *p, const struct sp_sample *s,
+						      size_t i)
+{
+	const struct stack_entry *e = p->entries[i];
+	struct sp_sample n = {
+		.tgid = e->tgid,
+		.tid = e->tid,
+		.time_ns = s->time_ns,
+		.nr_user = e->nr_user,
+		.user_ips = e->ips + e->nr_kernel,
+	};
+
+	follow_new_stack(p->follow, &n, e->gen);
+}
+
 int profile_add(struct profile *p, const struct sp_sample *s)
 {
 	uint16_t gen = 0;
+	size_t before;
+	int r;
 
 	if (p->view_only)
 		return -EINVAL;
@@ -480,9 +394,17 @@ int profile_add(struct profile *p, const struct sp_sample *s)
 	 * the agent all profit and the stored stack needs no regs. */
 	if ((s->flags & SKYPROF_SF_REGS) && s->regs && p->sym && !p->uw)
 		p->uw = unwind_dwarf_new(p->sym);
-	if (p->sym && sample_gen(p, s, &gen))
-		return -ENOMEM;
-	return add_one(p, p->uw, s, gen);
+	if (p->follow) {
+		r = follow_sample(p->follow, s);
+		if (r < 0)
+			return r;
+		gen = (uint16_t)r;
+	}
+	before = p->nr_entries;
+	r = add_one(p, p->uw, s, gen);
+	if (!r && p->follow && p->nr_entries != before)
+		check_new_stack(p, s, before);
+	return r;
 }
 
 int profile_merge(struct profile *dst, const struct profile *src)
@@ -507,6 +429,11 @@ int profile_merge(struct profile *dst, const struct profile *src)
 			return r;
 	}
 	return 0;
+}
+
+const struct follow_stats *profile_follow_stats(const struct profile *p)
+{
+	return p->follow ? follow_get_stats(p->follow) : NULL;
 }
 
 const struct unwind_dwarf_stats *profile_unwind_stats(const struct profile *p)
@@ -566,6 +493,8 @@ struct view *profile_view(struct profile *p)
 	}
 	if (!p->view_only) {
 		p->view->meta = p->meta;
+		if (p->sym)
+			symbolizer_recheck_jit(p->sym);
 		if (view_sync(p->view, p, p->sym))
 			return NULL;
 	}

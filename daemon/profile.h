@@ -33,10 +33,10 @@ struct profile *profile_new(const struct profile_meta *meta, struct symbolizer *
 void profile_free(struct profile *p);
 /*
  * Copies what it keeps; returns 0 or -errno (-ENOMEM). With a symbolizer,
- * the profile tracks each process's execs (symbolizer_exec_check: on first
- * sight, when the main thread's comm changes, once a second otherwise) and
- * keys stacks by the generation, so code before and after an exec never
- * merges or symbolizes in the other image.
+ * the profile follows each process (proc/follow.h): it keys stacks by the
+ * exec generation, so code before and after an exec never merges or
+ * symbolizes in the other image, and a new stack with an address in no
+ * captured mapping has the maps re-read while the process still lives.
  */
 int profile_add(struct profile *p, const struct sp_sample *s);
 /*
@@ -49,6 +49,10 @@ int profile_add(struct profile *p, const struct sp_sample *s);
 struct unwind_dwarf;
 int profile_add_unwound(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s,
 			uint16_t gen);
+/* What following the processes cost and found (proc/follow.h); NULL for a
+ * profile without a symbolizer. */
+struct follow_stats;
+const struct follow_stats *profile_follow_stats(const struct profile *p);
 /* Add every stack of src, with its count and weight, to dst. 0 or -errno. */
 int profile_merge(struct profile *dst, const struct profile *src);
 uint64_t profile_total_samples(const struct profile *p);

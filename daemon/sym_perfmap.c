@@ -6,6 +6,12 @@
  * every entry keeps its sequence number and a lookup takes the newest entry
  * that covers the address.
  *
+ * A JIT may also write the whole file anew (`jcmd PID Compiler.perfmap`
+ * truncates and rewrites it): the first bytes read are kept, and a file
+ * whose size changed and whose head differs is read again from the start.
+ * Its entries are then newer than everything read before, so they win where
+ * they overlap and older ones stay where they do not.
+ *
  * Lookup: entries sorted by start, with a running maximum of end. Bisect to
  * the last entry starting at or below addr, then walk back while the running
  * maximum says an earlier entry may still reach addr. Non-overlapping maps
@@ -26,10 +32,15 @@ struct pm_entry {
 	char *name;
 };
 
+#define HEAD_BYTES 64
+
 struct sym_perfmap {
 	int fd;
 	off_t read_off;
-	char *partial; /* an unterminated last line, kept for later */
+	off_t size_seen; /* the file's size at the last refresh */
+	char head[HEAD_BYTES];
+	size_t head_len; /* of the file's first bytes, as read */
+	char *partial;	 /* an unterminated last line, kept for later */
 	size_t partial_len;
 	struct pm_entry *e;
 	size_t nr, cap;
@@ -170,19 +181,64 @@ int sym_perfmap_feed(struct sym_perfmap *m, const char *buf, size_t len)
 	return 0;
 }
 
+/* From the start again: the file was rewritten, or is another file. */
+static void restart(struct sym_perfmap *m)
+{
+	m->read_off = 0;
+	m->size_seen = 0;
+	m->head_len = 0;
+	m->partial_len = 0;
+}
+
+static bool rewritten(struct sym_perfmap *m, const struct stat *st)
+{
+	char head[HEAD_BYTES];
+	ssize_t n;
+
+	if (st->st_size < m->read_off)
+		return true;
+	if (!m->head_len)
+		return false;
+	n = pread(m->fd, head, m->head_len, 0);
+	return n != (ssize_t)m->head_len || memcmp(head, m->head, m->head_len);
+}
+
 static void refresh(struct sym_perfmap *m)
 {
 	struct stat st;
 	char buf[65536];
 	ssize_t n;
 
-	if (m->fd < 0 || fstat(m->fd, &st) || st.st_size <= m->read_off)
+	if (m->fd < 0 || fstat(m->fd, &st) || st.st_size == m->size_seen)
 		return;
+	if (rewritten(m, &st))
+		restart(m);
+	m->size_seen = st.st_size;
 	while ((n = pread(m->fd, buf, sizeof(buf), m->read_off)) > 0) {
+		if (m->read_off < HEAD_BYTES && m->head_len == (size_t)m->read_off) {
+			size_t k = HEAD_BYTES - m->head_len < (size_t)n ? HEAD_BYTES - m->head_len
+									: (size_t)n;
+
+			memcpy(m->head + m->head_len, buf, k);
+			m->head_len += k;
+		}
 		m->read_off += n;
 		if (sym_perfmap_feed(m, buf, (size_t)n))
 			return;
 	}
+}
+
+bool sym_perfmap_stat(const struct sym_perfmap *m, struct stat *st)
+{
+	return m && m->fd >= 0 && !fstat(m->fd, st);
+}
+
+void sym_perfmap_reopen(struct sym_perfmap *m, int fd)
+{
+	if (m->fd >= 0)
+		close(m->fd);
+	m->fd = fd;
+	restart(m);
 }
 
 static int cmp_entry(const void *a, const void *b)

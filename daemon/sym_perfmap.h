@@ -3,6 +3,7 @@
 #ifndef SKYPROF_SYM_PERFMAP_H
 #define SKYPROF_SYM_PERFMAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct sym_perfmap;
@@ -12,10 +13,20 @@ struct sym_perfmap *sym_perfmap_open(int fd);
 void sym_perfmap_free(struct sym_perfmap *m);
 /*
  * The name of the newest entry covering addr, or NULL. Reads what the JIT
- * appended since the last call first: the file grows while the JIT runs.
+ * appended since the last call first: the file grows while the JIT runs
+ * (or is written anew, then read again from its start).
  * The string lives until sym_perfmap_free.
  */
 const char *sym_perfmap_lookup(struct sym_perfmap *m, uint64_t addr);
+/*
+ * The map is now the file at fd (the JIT replaced the file): read from its
+ * start at the next lookup, its entries newer than those kept. Takes
+ * ownership of fd.
+ */
+void sym_perfmap_reopen(struct sym_perfmap *m, int fd);
+/* The open file's stat (to tell a replaced file); false: none or no file. */
+struct stat;
+bool sym_perfmap_stat(const struct sym_perfmap *m, struct stat *st);
 /* Parses a buffer as if it had been read from the file (fuzzing, tests). */
 int sym_perfmap_feed(struct sym_perfmap *m, const char *buf, size_t len);
 

@@ -27,7 +27,8 @@
 #include <unistd.h>
 
 #include "demangle.h"
-#include "proc_maps.h"
+#include "proc/ident.h"
+#include "proc/maps.h"
 #include "strtab.h"
 #include "sym_elf.h"
 #include "sym_kernel.h"
@@ -49,10 +50,16 @@ struct sym_proc {
 	uint32_t nspid; /* the pid inside its own namespace, 0: not looked up */
 	struct sym_map **maps;
 	size_t nr_maps, cap_maps;
+	struct sym_map *last_hit; /* symbolizer_maps_miss's: ips come in runs */
 	struct sym_perfmap *perfmap;
 	bool anon_exec; /* anonymous executable memory in its maps: a JIT? */
-	bool perfmap_tried_late;
-	bool gone; /* /proc/PID no longer readable */
+	/* Its root directory, held from the first sight of anonymous
+	 * executable memory: the perf map is opened through it, also after
+	 * the process is gone (a JVM writes it at exit). -1: none. */
+	int rootfd;
+	uint32_t perfmap_epoch; /* symbolizer's jit_epoch when last looked for */
+	bool jit_unnamed;	/* an address in its anonymous memory had no name */
+	bool gone;		/* /proc/PID no longer readable */
 	char exe[PATH_MAX];
 };
 
@@ -74,8 +81,9 @@ struct symbolizer {
 	dev_t own_pidns_dev;
 	ino_t own_pidns_ino;
 	struct sym_proc *procs[PROC_BUCKETS];
-	char *maps_buf; /* read_maps' stdio buffer, kept: malloc'd and freed
-			 * for each read, it was new heap memory each time */
+	uint32_t jit_epoch; /* symbolizer_recheck_jit's count, from 1 */
+	char *maps_buf;	    /* read_maps' stdio buffer, kept: malloc'd and freed
+			     * for each read, it was new heap memory each time */
 };
 
 /* snprintf that reports truncation: a cut path must not open another file. */
@@ -123,6 +131,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts)
 		return NULL;
 	}
 	s->quiet = opts->quiet;
+	s->jit_epoch = 1;
 	raise_nofile();
 	if (strtab_init(&s->names)) {
 		free(s);
@@ -143,6 +152,8 @@ static void proc_free(struct sym_proc *p)
 		free(p->maps[i]);
 	free(p->maps);
 	sym_perfmap_free(p->perfmap);
+	if (p->rootfd >= 0)
+		close(p->rootfd);
 	free(p);
 }
 
@@ -201,48 +212,6 @@ static struct sym_proc *find_gen(struct symbolizer *s, uint32_t pid, uint16_t ge
 	return NULL;
 }
 
-int proc_ident_read(const char *proc_root, uint32_t pid, struct proc_ident *out)
-{
-	char path[PATH_MAX], buf[1024], *p;
-	unsigned long long st = 0;
-	struct stat sb;
-	ssize_t n;
-	int fd;
-
-	memset(out, 0, sizeof(*out));
-	if (!proc_root)
-		proc_root = "/proc";
-	if (!fmt_path(path, sizeof(path), "%s/%u/stat", proc_root, pid))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	/* comm may hold spaces and ')': the fields start after the last ')' */
-	p = strrchr(buf, ')');
-	for (int field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", &st) != 1)
-		return -EINVAL;
-	out->start_time = st;
-	/* exe unreadable (a kernel thread, no permission): the start time alone */
-	if (fmt_path(path, sizeof(path), "%s/%u/exe", proc_root, pid) && !stat(path, &sb)) {
-		out->exe_dev = (uint64_t)sb.st_dev;
-		out->exe_ino = (uint64_t)sb.st_ino;
-	}
-	return 0;
-}
-
-bool proc_ident_same(const struct proc_ident *a, const struct proc_ident *b)
-{
-	return a->start_time == b->start_time && a->exe_dev == b->exe_dev &&
-	       a->exe_ino == b->exe_ino;
-}
-
 /* Is pid in our own pid namespace? Two stats of ns/pid links. */
 static bool in_own_pidns(struct symbolizer *s, uint32_t pid)
 {
@@ -296,21 +265,87 @@ static uint32_t read_nspid(struct symbolizer *s, uint32_t pid)
 	return ns;
 }
 
-static void open_perfmap(struct symbolizer *s, struct sym_proc *p)
+/*
+ * While the process lives: hold its root and learn the pid its JIT names
+ * the map by, so the map can be found later whatever happens to it.
+ */
+static void hold_root(struct symbolizer *s, struct sym_proc *p)
 {
 	char path[PATH_MAX];
-	int fd;
 
+	if (p->rootfd >= 0 || p->gone)
+		return;
 	/* Only a perf map is named by it: looked up here, not for every
 	 * process met. */
 	if (!p->nspid)
 		p->nspid = read_nspid(s, p->pid);
-	if (!fmt_path(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", s->proc_root, p->pid,
-		      p->nspid))
+	if (fmt_path(path, sizeof(path), "%s/%u/root", s->proc_root, p->pid))
+		p->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int open_in(struct sym_proc *p, int dirfd, const char *path, struct stat *now,
+		   struct stat *cur);
+
+/*
+ * Opens (or, when the JIT replaced the file, reopens) the process's perf
+ * map through its root: /tmp/perf-NSPID.map as the process sees it.
+ */
+static void open_perfmap(struct symbolizer *s, struct sym_proc *p)
+{
+	char path[64];
+	struct stat now, cur;
+	int fd, dirfd;
+
+	/* The root is held only for a process that has JIT code: a map is
+	 * looked for in any other only while it lives, without keeping a
+	 * descriptor for each process whose address no file covered. */
+	if (p->anon_exec)
+		hold_root(s, p);
+	p->perfmap_epoch = s->jit_epoch;
+	dirfd = p->rootfd;
+	if (dirfd < 0 && !p->gone && !p->frozen) {
+		char root[PATH_MAX];
+
+		if (!p->nspid)
+			p->nspid = read_nspid(s, p->pid);
+		if (fmt_path(root, sizeof(root), "%s/%u/root", s->proc_root, p->pid))
+			dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dirfd < 0)
+			return;
+	}
+	if (dirfd < 0 ||
+	    !fmt_path(path, sizeof(path), "tmp/perf-%u.map", p->nspid ? p->nspid : p->pid)) {
+		if (dirfd >= 0 && dirfd != p->rootfd)
+			close(dirfd);
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
+	}
+	fd = open_in(p, dirfd, path, &now, &cur);
+	if (dirfd != p->rootfd)
+		close(dirfd);
+	if (fd < 0)
+		return;
+	if (p->perfmap)
+		sym_perfmap_reopen(p->perfmap, fd);
+	else
 		p->perfmap = sym_perfmap_open(fd);
+}
+
+/* The map at path under dirfd, opened unless it is the file already open
+ * (then -1). */
+static int open_in(struct sym_proc *p, int dirfd, const char *path, struct stat *now,
+		   struct stat *cur)
+{
+	if (p->perfmap) {
+		if (fstatat(dirfd, path, now, 0) || !sym_perfmap_stat(p->perfmap, cur) ||
+		    (now->st_dev == cur->st_dev && now->st_ino == cur->st_ino))
+			return -1;
+	}
+	return openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+}
+
+void symbolizer_recheck_jit(struct symbolizer *s)
+{
+	s->jit_epoch++;
 }
 
 /*
@@ -479,11 +514,11 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 	if (s->maps_buf)
 		setvbuf(f, s->maps_buf, _IOFBF, MAPS_READ_BYTES);
 	while (getline(&line, &cap, f) > 0) {
-		struct proc_maps_line m;
+		struct maps_line m;
 		char *name;
 		size_t len;
 
-		if (!proc_maps_parse_line(line, &m) || !strchr(m.perms, 'x'))
+		if (!maps_parse_line(line, &m) || !strchr(m.perms, 'x'))
 			continue;
 		name = m.path;
 		len = strcspn(name, "\n");
@@ -524,9 +559,10 @@ static int new_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, struct sym_
 			o->frozen = true;
 	p->pid = pid;
 	p->gen = gen;
+	p->rootfd = -1;
 	p->next = s->procs[pid % PROC_BUCKETS];
 	s->procs[pid % PROC_BUCKETS] = p;
-	p->have_ident = !proc_ident_read(s->proc_root, pid, &p->ident);
+	p->have_ident = !ident_read(s->proc_root, pid, &p->ident);
 	n = -1;
 	if (fmt_path(path, sizeof(path), "%s/%u/exe", s->proc_root, pid))
 		n = readlink(path, p->exe, sizeof(p->exe) - 1);
@@ -566,14 +602,14 @@ static bool same_image(struct symbolizer *s, struct sym_proc *p)
 {
 	struct proc_ident now;
 
-	if (proc_ident_read(s->proc_root, p->pid, &now))
+	if (ident_read(s->proc_root, p->pid, &now))
 		return true;
 	if (!p->have_ident) {
 		p->ident = now;
 		p->have_ident = true;
 		return true;
 	}
-	return proc_ident_same(&p->ident, &now);
+	return ident_same(&p->ident, &now);
 }
 
 uint16_t symbolizer_exec_check(struct symbolizer *s, uint32_t pid)
@@ -631,6 +667,65 @@ static struct sym_map *find_map(struct sym_proc *p, uint64_t addr)
 			return m;
 	}
 	return NULL;
+}
+
+bool symbolizer_maps_miss(struct symbolizer *s, uint32_t pid, uint16_t gen, const uint64_t *ips,
+			  size_t n)
+{
+	struct sym_proc *p = find_proc(s, pid);
+	struct sym_map *last;
+
+	if (!p || p->gen != gen || p->gone || p->frozen)
+		return false;
+	last = p->last_hit;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ip = ips[i];
+
+		/* Below the first page or above the lower half is no code: the
+		 * end of a frame-pointer chain, not a mapping the maps lack. */
+		if (ip < 4096 || ip >= 0x800000000000ull)
+			continue;
+		if (last && ip >= last->pub.start && ip < last->pub.limit)
+			continue;
+		last = find_map(p, ip);
+		if (!last)
+			return true;
+		p->last_hit = last;
+	}
+	return false;
+}
+
+int symbolizer_refresh(struct symbolizer *s, uint32_t pid, uint16_t *gen)
+{
+	struct sym_proc *p = find_proc(s, pid), *n = NULL;
+	size_t before;
+	int r;
+
+	if (!p) {
+		r = new_gen(s, pid, 0, &n);
+		*gen = 0;
+		return r < 0 ? r : (int)(n ? n->nr_maps : 0);
+	}
+	*gen = p->gen;
+	if (p->gone || p->frozen)
+		return -ESRCH;
+	if (!same_image(s, p)) {
+		if (p->gen == UINT16_MAX)
+			return 0;
+		r = new_gen(s, pid, (uint16_t)(p->gen + 1), &n);
+		if (!n)
+			return r;
+		*gen = n->gen;
+		return r < 0 ? r : (int)n->nr_maps;
+	}
+	before = p->nr_maps;
+	r = read_maps(s, p);
+	if (r < 0)
+		return r;
+	/* JIT code appeared since first sight: its perf map may be there too. */
+	if (p->anon_exec && p->rootfd < 0)
+		open_perfmap(s, p);
+	return (int)(p->nr_maps - before);
 }
 
 static void one_frame(struct sym_result *out, const char *name)
@@ -716,10 +811,10 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 	/* JIT code lives in anonymous memory; only there is the perf map
 	 * consulted, so it can never shadow a real binary. */
 	if (!m || anon_path(m->pub.path)) {
-		if (!p->perfmap && !p->perfmap_tried_late && !p->gone && !p->frozen) {
-			p->perfmap_tried_late = true;
+		/* Once per recheck (symbolizer_recheck_jit): the map may have
+		 * been written, or replaced, since the last look. */
+		if (p->perfmap_epoch != s->jit_epoch)
 			open_perfmap(s, p);
-		}
 		jit = sym_perfmap_lookup(p->perfmap, addr);
 		if (jit) {
 			char *dem = sym_demangle(jit);
@@ -732,6 +827,8 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 			return;
 		}
 	}
+	if (m && anon_path(m->pub.path))
+		p->jit_unnamed = true;
 	if (m && m->pub.path[0]) {
 		snprintf(buf, sizeof(buf), "[unknown] %s+0x%" PRIx64, basename_of(m->pub.path),
 			 addr - m->pub.start + m->pub.offset);
@@ -760,4 +857,20 @@ void symbolizer_resolve_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, ui
 		resolve_kernel(s, addr, out);
 	else
 		resolve_user(s, pid, gen, false, addr, out);
+}
+
+size_t symbolizer_jit_unnamed(struct symbolizer *s,
+			      void (*fn)(void *arg, uint32_t pid, const char *exe, bool has_map),
+			      void *arg)
+{
+	size_t n = 0;
+
+	for (size_t b = 0; b < PROC_BUCKETS; b++)
+		for (struct sym_proc *p = s->procs[b]; p; p = p->next)
+			if (p->jit_unnamed) {
+				n++;
+				if (fn)
+					fn(arg, p->pid, p->exe, p->perfmap != NULL);
+			}
+	return n;
 }

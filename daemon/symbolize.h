@@ -66,25 +66,14 @@ void symbolizer_free(struct symbolizer *s);
  */
 int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
 
-/*
- * What one image of a process is: an exec changes the executable (exe's
- * device and inode), a reused pid the start time (/proc/PID/stat field 22).
- * An exec of the same file is not told apart (its code is the same).
- */
-struct proc_ident {
-	uint64_t start_time;
-	uint64_t exe_dev, exe_ino;
-};
-/* proc_root NULL: "/proc". 0 or -errno (the process is gone). */
-int proc_ident_read(const char *proc_root, uint32_t pid, struct proc_ident *out);
-bool proc_ident_same(const struct proc_ident *a, const struct proc_ident *b);
+#include "proc/ident.h"
 
 /*
  * Generations: each image a pid runs (after an exec, or a reuse of the pid)
  * is a generation of its own, numbered from 0, with its own captured maps,
  * so samples taken before an exec keep resolving in the old binary even
  * where the new one maps code at the same addresses. Whoever reads the
- * samples in time order tags them with the generation (profile.c does,
+ * samples in time order tags them with the generation (proc/follow.c does,
  * through symbolizer_exec_check); the generation then goes with the
  * address to symbolizer_resolve_gen.
  *
@@ -94,6 +83,24 @@ bool proc_ident_same(const struct proc_ident *a, const struct proc_ident *b);
  * unknown pid (generation 0). Costs a stat and a small read.
  */
 uint16_t symbolizer_exec_check(struct symbolizer *s, uint32_t pid);
+
+/*
+ * For following a process during the capture (proc/follow.c): is one of the
+ * n user addresses ips in no captured mapping of pid's generation gen?
+ * Addresses that cannot be code (page zero, the kernel half) are passed
+ * over. Only the newest generation of a process still there can miss;
+ * anything else says false (its maps cannot change, or nothing is known to
+ * re-read).
+ */
+bool symbolizer_maps_miss(struct symbolizer *s, uint32_t pid, uint16_t gen, const uint64_t *ips,
+			  size_t n);
+/*
+ * Re-reads the maps of pid's newest generation now (or captures a new
+ * generation if the process exec'd meanwhile; *gen is then the new one).
+ * Returns how many mappings it added, or -errno (-ESRCH: the process is
+ * gone or its image final; nothing is lost, the old maps stay).
+ */
+int symbolizer_refresh(struct symbolizer *s, uint32_t pid, uint16_t *gen);
 
 /*
  * Resolve addr in pid (user) or in the kernel. addr is the address to look up:
@@ -108,6 +115,25 @@ void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, bool 
 			struct sym_result *out);
 void symbolizer_resolve_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, uint64_t addr,
 			    bool kernel, struct sym_result *out);
+
+/*
+ * The perf map of every process with anonymous executable memory (JIT code)
+ * is looked for once when the process is first seen and then once after
+ * each call of this (profile_view calls it before symbolizing): a JIT may
+ * write or replace its map at any time, a JVM at exit. The process's root
+ * is held from first sight, so a process gone by then still counts.
+ */
+void symbolizer_recheck_jit(struct symbolizer *s);
+
+/*
+ * The processes (generations) where an address symbolized so far fell in
+ * anonymous executable memory and no perf map named it: JIT frames left
+ * unnamed. fn (may be NULL) is called for each with its executable and
+ * whether it had a perf map at all. Returns how many.
+ */
+size_t symbolizer_jit_unnamed(struct symbolizer *s,
+			      void (*fn)(void *arg, uint32_t pid, const char *exe, bool has_map),
+			      void *arg);
 
 /* Distinct ELF files opened so far (the build-id cache's size). */
 size_t symbolizer_nr_files(const struct symbolizer *s);

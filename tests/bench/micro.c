@@ -18,6 +18,11 @@
  *        this program, libc and libdw resolved on a fresh symbolizer (cold:
  *        the ELF/DWARF files are opened and indexed by the lookups), then
  *        the same addresses again (warm), and kernel addresses.
+ *   miss [ROUNDS] [PID]
+ *        what one miss costs the capture (proc/follow.c): ROUNDS re-reads
+ *        (default 200) of the maps of PID (default: this process) by
+ *        symbolizer_refresh, after a first read that opened its files; the
+ *        mean and the executable mappings.
  *   dwarf PROGRAM [CAPTURES] [BYTES]
  *        starts PROGRAM (a workload built without frame pointers), stops it
  *        CAPTURES times (default 64) at random points with ptrace, copies
@@ -597,6 +602,26 @@ static int bench_dwarf(const char *prog, int ncap, uint32_t bytes)
 	return (double)frames / ncap >= 3 ? 0 : (fprintf(stderr, "micro: dwarf: no frames\n"), 1);
 }
 
+static int bench_miss(int rounds, uint32_t pid)
+{
+	struct symbolizer *s = symbolizer_new(&(struct symbolizer_opts){ .quiet = true });
+
+	uint16_t gen;
+	double t0;
+
+	if (!s)
+		die("symbolizer_new");
+	symbolizer_note_pid(s, pid);
+	t0 = now_s();
+	for (int i = 0; i < rounds; i++)
+		if (symbolizer_refresh(s, pid, &gen) < 0)
+			die("symbolizer_refresh");
+	printf("miss.reread_us %.1f\n", (now_s() - t0) * 1e6 / rounds);
+	printf("miss.mappings %zu\n", symbolizer_nr_mappings(s, pid));
+	symbolizer_free(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "aggregate"))
@@ -604,10 +629,14 @@ int main(int argc, char **argv)
 				       argc > 3 ? strtoul(argv[3], NULL, 0) : 10000);
 	if (argc >= 2 && !strcmp(argv[1], "symbolize"))
 		return bench_symbolize(argc > 2 ? strtoul(argv[2], NULL, 0) : 5000);
+	if (argc >= 2 && !strcmp(argv[1], "miss"))
+		return bench_miss(argc > 2 ? atoi(argv[2]) : 200,
+				  argc > 3 ? (uint32_t)atoi(argv[3]) : (uint32_t)getpid());
 	if (argc >= 3 && !strcmp(argv[1], "dwarf"))
 		return bench_dwarf(argv[2], argc > 3 ? atoi(argv[3]) : 64,
 				   argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 0) : 8192);
-	fprintf(stderr, "usage: micro aggregate [SAMPLES] [STACKS] | symbolize [ADDRS] |\n"
+	fprintf(stderr, "usage: micro aggregate [SAMPLES] [STACKS] | symbolize [ADDRS] | miss "
+			"[ROUNDS] [PID] |\n"
 			"       dwarf PROGRAM [CAPTURES] [BYTES]\n");
 	return 2;
 }

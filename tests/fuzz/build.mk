@@ -20,9 +20,10 @@ FUZZ_OBJ     := $(patsubst $(BUILD)/daemon/%.o,$(BUILD)/fuzz/obj/%.o,$(DAEMON_OB
 FUZZ_LIB     := $(BUILD)/fuzz/libskyprof-fuzz.a
 FUZZ_BINS     = $(patsubst %,$(BUILD)/fuzz/bin/fuzz_%,$(FUZZ_TARGETS))
 
-$(BUILD)/fuzz/obj/%.o: daemon/%.c $(PROTO_H) $(wildcard daemon/*.h) include/uapi/skyprof.h
+$(BUILD)/fuzz/obj/%.o: daemon/%.c $(PROTO_H) daemon/build.mk
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEP_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+-include $(FUZZ_OBJ:.o=.d)
 
 # Generated code is not what is being fuzzed (protobuf-c's own unpacker is
 # a dependency): sanitized, but without coverage feedback.

@@ -19,6 +19,7 @@
 #include "demangle.h"
 #include "output.h"
 #include "fixture_proc.h"
+#include "proc/follow.h"
 #include "profile.h"
 #include "sym_kernel.h"
 #include "sym_perfmap.h"
@@ -418,6 +419,82 @@ static void test_perf_map(void **state)
 	symbolizer_free(s);
 }
 
+static void count_unnamed(void *arg, uint32_t pid, const char *exe, bool has_map)
+{
+	int *n = arg;
+
+	(void)pid;
+	assert_true(ends_with(exe, "/fx_main"));
+	assert_false(has_map);
+	(*n)++;
+}
+
+/*
+ * A perf map that appears only after the process is gone (a JVM with
+ * -XX:+DumpPerfMapAtExit writes it at exit), is then written anew (jcmd
+ * Compiler.perfmap truncates and rewrites it) and replaced by another file:
+ * each is read at the next recheck, through the root held since first
+ * sight, and the newest entry wins.
+ */
+static void test_perf_map_after_exit(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct fx_proc p;
+	struct sym_result r;
+	char path[64], tmp[80], buf[256];
+	uint32_t pid;
+	uint64_t jit;
+	int n = 0;
+
+	(void)state;
+	start(&p, "fx_main", "jit", NULL);
+	jit = fx_addr(&p, "jit");
+	pid = (uint32_t)p.pid;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	unlink(path);
+	symbolizer_note_pid(s, pid);
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "[unknown]");
+	assert_int_equal(symbolizer_jit_unnamed(s, count_unnamed, &n), 1);
+	assert_int_equal(n, 1);
+	fx_stop(&p);
+	snprintf(buf, sizeof(buf), "%llx 100 Interpreter\n%llx 10 LFoo;::hot\n",
+		 (unsigned long long)jit, (unsigned long long)jit);
+	append_file(path, buf);
+	/* Not looked for again before a recheck. */
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "[unknown]");
+	symbolizer_recheck_jit(s);
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "LFoo;::hot");
+	symbolizer_resolve(s, pid, jit + 0x40, false, &r);
+	assert_string_equal(r.frames[0].name, "Interpreter");
+	/* Written anew, longer than before: read from the start. */
+	assert_int_equal(truncate(path, 0), 0);
+	snprintf(buf, sizeof(buf),
+		 "%llx 20 LFoo;::recompiled_with_a_longer_name\n%llx 8 LBar;::x\n",
+		 (unsigned long long)jit, (unsigned long long)jit + 0x80);
+	append_file(path, buf);
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "LFoo;::recompiled_with_a_longer_name");
+	symbolizer_resolve(s, pid, jit + 0x84, false, &r);
+	assert_string_equal(r.frames[0].name, "LBar;::x");
+	/* Older entries stay where nothing newer covers them. */
+	symbolizer_resolve(s, pid, jit + 0x40, false, &r);
+	assert_string_equal(r.frames[0].name, "Interpreter");
+	/* Replaced by another file (written aside, renamed over it). */
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	unlink(tmp);
+	snprintf(buf, sizeof(buf), "%llx 10 LBaz;::replaced\n", (unsigned long long)jit);
+	append_file(tmp, buf);
+	assert_int_equal(rename(tmp, path), 0);
+	symbolizer_recheck_jit(s);
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "LBaz;::replaced");
+	unlink(path);
+	symbolizer_free(s);
+}
+
 static void test_perf_map_parser(void **state)
 {
 	struct sym_perfmap *m = sym_perfmap_open(-1);
@@ -581,6 +658,172 @@ static void test_profile_symbolized(void **state)
 	}
 	profile_free(prof);
 	symbolizer_free(s);
+}
+
+/* Has the fixture dlopen its library now; reads the new addresses. */
+static void fx_dlopen_now(struct fx_proc *p)
+{
+	char line[256];
+
+	assert_int_equal(write(p->in_fd, "\n", 1), 1);
+	while (fgets(line, sizeof(line), p->out) && strncmp(line, "ready", 5)) {
+		unsigned long long a;
+		char name[32];
+
+		if (sscanf(line, "%31s %llx", name, &a) == 2 && p->nr < FX_MAX_ADDRS) {
+			snprintf(p->names[p->nr], sizeof(p->names[0]), "%s", name);
+			p->addrs[p->nr++] = a;
+		}
+	}
+}
+
+static void add_at(struct profile *prof, uint32_t pid, uint64_t t_ns, uint64_t *ips, uint16_t n)
+{
+	struct sp_sample smp = { 0 };
+
+	smp.tgid = smp.tid = pid;
+	smp.time_ns = t_ns;
+	smp.weight = 1;
+	strcpy(smp.comm, "fx_main");
+	smp.nr_user = n;
+	smp.user_ips = ips;
+	assert_int_equal(profile_add(prof, &smp), 0);
+}
+
+/*
+ * A library dlopen'ed after the process's first sample, by a process that
+ * exits before symbolization (as `record -- CMD` sees it): its maps must be
+ * re-read while samples come in, as nothing can read them afterwards.
+ */
+static void test_dlopen_late_exited(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
+	struct profile *prof = profile_new(&meta, s);
+	const struct follow_stats *st = profile_follow_stats(prof);
+	struct func_share top[8];
+	struct fx_proc p;
+	struct sym_result r;
+	char lib[PATH_MAX];
+	uint64_t ips[2];
+	uint32_t pid;
+	size_t n;
+
+	(void)state;
+	snprintf(lib, sizeof(lib), "%s/libfx.so", fx_build());
+	start(&p, "fx_main", "dlopen-late", lib);
+	pid = (uint32_t)p.pid;
+	ips[0] = fx_addr(&p, "leaf_target");
+	add_at(prof, pid, 1000000, ips, 1); /* first sight: the maps without the library */
+	assert_int_equal(st->misses, 0);
+	fx_dlopen_now(&p);
+	ips[0] = fx_addr(&p, "lib_func");
+	ips[1] = fx_addr(&p, "leaf_target");
+	assert_int_not_equal(ips[0], 0);
+	add_at(prof, pid, 2000000, ips, 2);
+	assert_int_equal(st->misses, 1);
+	assert_int_equal(st->rereads, 1);
+	assert_true(st->found >= 1);
+	/* The same stack again is no new stack: no check, no re-read. */
+	add_at(prof, pid, 3000000, ips, 2);
+	assert_int_equal(st->misses, 1);
+	fx_stop(&p);
+	symbolizer_resolve_gen(s, pid, 0, ips[0], false, &r);
+	assert_string_equal(r.frames[0].name, "lib_func");
+	assert_true(ends_with(r.map->path, "/libfx.so"));
+	n = profile_top_functions(prof, top, 8);
+	assert_true(n >= 1);
+	assert_string_equal(top[0].name, "lib_func");
+	assert_int_equal(top[0].self, 2);
+	profile_free(prof);
+	symbolizer_free(s);
+}
+
+/*
+ * Misses that find nothing (a frame pointer into nowhere) back off: a miss
+ * inside the interval waits, and runs at the process's first sample after
+ * it, not at once and not never.
+ */
+static void test_miss_backoff(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
+	struct profile *prof = profile_new(&meta, s);
+	const struct follow_stats *st = profile_follow_stats(prof);
+	struct fx_proc p;
+	uint64_t ips[2];
+	uint32_t pid;
+
+	(void)state;
+	start(&p, "fx_main", NULL, NULL);
+	pid = (uint32_t)p.pid;
+	ips[0] = fx_addr(&p, "leaf_target");
+	ips[1] = 0x5000; /* in no mapping */
+	add_at(prof, pid, 1000000, ips, 2);
+	assert_int_equal(st->misses, 1);
+	assert_int_equal(st->rereads, 1);
+	assert_int_equal(st->found, 0);
+	ips[1] = 0x6000; /* a new stack, 1 ms later: waits */
+	add_at(prof, pid, 2000000, ips, 2);
+	assert_int_equal(st->misses, 2);
+	assert_int_equal(st->rereads, 1);
+	add_at(prof, pid, 3000000, ips, 1); /* still inside the interval */
+	assert_int_equal(st->rereads, 1);
+	add_at(prof, pid, 100000000, ips, 1); /* past it: the waiting re-read runs */
+	assert_int_equal(st->rereads, 2);
+	/* Addresses outside user code (page zero, kernel half) are no miss. */
+	ips[1] = 0x10;
+	add_at(prof, pid, 200000000, ips, 2);
+	ips[1] = 0xffffffff81000000ull;
+	add_at(prof, pid, 300000000, ips, 2);
+	assert_int_equal(st->misses, 2);
+	fx_stop(&p);
+	profile_free(prof);
+	symbolizer_free(s);
+}
+
+/*
+ * Following without a symbolizer (the agent's reader): generations by the
+ * image's identity, the one at follow_note being 0, an exec a new one,
+ * reported once.
+ */
+static void test_follow_ident(void **state)
+{
+	struct follow *f = follow_new(NULL);
+	char *argv[] = { "sh", "-c", "echo ready; read x; exec sleep 30", NULL };
+	struct sp_sample smp = { 0 };
+	char path[64], exe[PATH_MAX];
+	struct fx_proc p;
+	ssize_t n = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fx_spawn(&p, argv), 0);
+	assert_int_equal(follow_note(f, (uint32_t)p.pid), 0);
+	smp.tgid = smp.tid = (uint32_t)p.pid;
+	smp.time_ns = 5000000000ull;
+	strcpy(smp.comm, "sh");
+	assert_int_equal(follow_sample(f, &smp), 0);
+	assert_int_equal(write(p.in_fd, "\n", 1), 1);
+	snprintf(path, sizeof(path), "/proc/%d/exe", p.pid);
+	for (int i = 0; i < 500; i++) {
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n > 0 && (exe[n] = '\0', ends_with(exe, "/sleep")))
+			break;
+		usleep(10000);
+	}
+	assert_true(n > 0 && ends_with(exe, "/sleep"));
+	strcpy(smp.comm, "sleep"); /* the exec renamed it: checked at once */
+	smp.time_ns += 1000;
+	assert_int_equal(follow_sample(f, &smp), 1);
+	smp.time_ns += 1000;
+	assert_int_equal(follow_sample(f, &smp), 1);
+	/* Another process, first seen at a sample: its image then is 0. */
+	smp.tgid = smp.tid = (uint32_t)getpid();
+	assert_int_equal(follow_sample(f, &smp), 0);
+	kill(p.pid, SIGKILL);
+	fx_stop(&p);
+	follow_free(f);
 }
 
 /* The child of pid (unshare --fork runs the payload as its child). */
@@ -841,12 +1084,12 @@ static void test_exec_generations(void **state)
 
 	/* the identity: start time and the executable's inode */
 	fake_image(dir, bin_a, "fx_main", x - va, 1000);
-	assert_int_equal(proc_ident_read(dir, EXEC_PID, &id0), 0);
+	assert_int_equal(ident_read(dir, EXEC_PID, &id0), 0);
 	assert_int_equal(id0.start_time, 1000);
 	fake_image(dir, bin_b, "fx_cpp", x - vb, 1000);
-	assert_int_equal(proc_ident_read(dir, EXEC_PID, &id1), 0);
-	assert_false(proc_ident_same(&id0, &id1));
-	assert_int_equal(proc_ident_read(dir, 4243, &id1), -ENOENT);
+	assert_int_equal(ident_read(dir, EXEC_PID, &id1), 0);
+	assert_false(ident_same(&id0, &id1));
+	assert_int_equal(ident_read(dir, 4243, &id1), -ENOENT);
 
 	/* 1. the symbolizer's generations */
 	fake_image(dir, bin_a, "fx_main", x - va, 1000);
@@ -945,12 +1188,16 @@ int main(void)
 		cmocka_unit_test(test_process_exited),
 		cmocka_unit_test(test_trim_reopens),
 		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_perf_map_after_exit),
 		cmocka_unit_test(test_perf_map_parser),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_restricted),
 		cmocka_unit_test(test_kallsyms_host),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_profile_symbolized),
+		cmocka_unit_test(test_dlopen_late_exited),
+		cmocka_unit_test(test_miss_backoff),
+		cmocka_unit_test(test_follow_ident),
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_symbolized_pprof_go),
 		cmocka_unit_test(test_exec_generations),

@@ -32,3 +32,20 @@ $(BUILD)/workloads/fp_chain: tests/workloads/nofp_chain.c tests/workloads/build.
 	@mkdir -p $(@D)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
 	nm -S --defined-only $@ >$@.syms
+
+# The runtime tests' programs (tests/vm/suite/NN-runtime-*.sh) that need a
+# build: the Java one compiled by the host's javac for the guests' JRE 17,
+# the Go one by the host's Go toolchain with its default flags (as users
+# build). Each is left out when its toolchain is missing: its test then
+# skips. The JavaScript and Python programs run from the source tree.
+RUNTIME_BIN := $(if $(shell command -v javac),$(BUILD)/workloads/runtime/Hot.class) \
+	       $(if $(shell command -v go),$(BUILD)/workloads/runtime/gohot)
+workloads: $(RUNTIME_BIN)
+
+$(BUILD)/workloads/runtime/Hot.class: tests/workloads/runtime/Hot.java tests/workloads/build.mk
+	@mkdir -p $(@D)
+	javac --release 17 -d $(@D) $<
+
+$(BUILD)/workloads/runtime/gohot: tests/workloads/runtime/gohot.go tests/workloads/build.mk
+	@mkdir -p $(@D) $(BUILD)/gocache
+	GOCACHE=$(abspath $(BUILD))/gocache GOFLAGS= go build -o $(abspath $@) $<

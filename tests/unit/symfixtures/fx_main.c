@@ -7,6 +7,8 @@
  *   fx_main          addresses of leaf_target and of a call inside an
  *                    inlined function
  *   fx_main dlopen LIB   also loads LIB and prints its lib_func/lib_static
+ *   fx_main dlopen-late LIB   the same, but only after "ready", once a line
+ *                    comes on stdin; then "ready" again
  *   fx_main jit      also maps an anonymous executable page (for perf maps)
  *                    and prints its own pid (as its pid namespace sees it)
  */
@@ -81,6 +83,20 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
+	if (argc > 2 && !strcmp(argv[1], "dlopen-late") && read(0, buf, 1) == 1) {
+		void *h = dlopen(argv[2], RTLD_NOW);
+		void *(*addrs)(int);
+
+		if (!h) {
+			fprintf(stderr, "dlopen: %s\n", dlerror());
+			return 1;
+		}
+		addrs = (void *(*)(int))dlsym(h, "lib_addr");
+		printf("lib_func %p\n", addrs(0));
+		printf("lib_static %p\n", addrs(1));
+		printf("ready\n");
+		fflush(stdout);
+	}
 	while (read(0, buf, sizeof(buf)) > 0)
 		;
 	return 0;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct proc_maps_line {
+struct maps_line {
 	uint64_t start, end, offset;
 	uint64_t inode; /* of the mapped file; 0 for anonymous memory */
 	char perms[8];	/* "r-xp", NUL terminated */
@@ -19,6 +19,6 @@ struct proc_maps_line {
  * Parses line (one line, with or without its '\n', which stays). false: not
  * a maps line (then *out is unspecified). path points into line.
  */
-bool proc_maps_parse_line(char *line, struct proc_maps_line *out);
+bool maps_parse_line(char *line, struct maps_line *out);
 
 #endif

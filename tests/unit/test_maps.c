@@ -14,16 +14,16 @@
 
 #include <cmocka.h>
 
-#include "proc_maps.h"
+#include "proc/maps.h"
 
 static void parse_ok(const char *text, uint64_t start, uint64_t end, const char *perms,
 		     uint64_t off, const char *path)
 {
 	char *line = strdup(text);
-	struct proc_maps_line m;
+	struct maps_line m;
 
 	assert_non_null(line);
-	assert_true(proc_maps_parse_line(line, &m));
+	assert_true(maps_parse_line(line, &m));
 	assert_int_equal(m.start, start);
 	assert_int_equal(m.end, end);
 	assert_string_equal(m.perms, perms);
@@ -35,10 +35,10 @@ static void parse_ok(const char *text, uint64_t start, uint64_t end, const char 
 static void parse_bad(const char *text)
 {
 	char *line = strdup(text);
-	struct proc_maps_line m;
+	struct maps_line m;
 
 	assert_non_null(line);
-	assert_false(proc_maps_parse_line(line, &m));
+	assert_false(maps_parse_line(line, &m));
 	free(line);
 }
 
@@ -64,14 +64,14 @@ static void inodes(void **state)
 	char l1[] = "1000-2000 r-xp 0 fe:01 1835043   /usr/lib/x86_64-linux-gnu/libc.so.6\n";
 	char l2[] = "1000-2000 rw-p 0 00:00 0\n";
 	char l3[] = "1000-2000 r-xp 0 00:2a 18446744073709551615 /x\n";
-	struct proc_maps_line m;
+	struct maps_line m;
 
 	(void)state;
-	assert_true(proc_maps_parse_line(l1, &m));
+	assert_true(maps_parse_line(l1, &m));
 	assert_int_equal(m.inode, 1835043);
-	assert_true(proc_maps_parse_line(l2, &m));
+	assert_true(maps_parse_line(l2, &m));
 	assert_int_equal(m.inode, 0);
-	assert_true(proc_maps_parse_line(l3, &m));
+	assert_true(maps_parse_line(l3, &m));
 	assert_true(m.inode == UINT64_MAX);
 	parse_bad("1000-2000 r-xp 0 00:2a 18446744073709551616 /x\n"); /* 2^64 */
 }
@@ -121,12 +121,12 @@ static void own_maps_agree_with_sscanf(void **state)
 		unsigned long long start, end, off, ino;
 		char perms[8];
 		int pathpos = 0;
-		struct proc_maps_line m;
+		struct maps_line m;
 
 		assert_int_equal(sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n", &start, &end,
 					perms, &off, &ino, &pathpos),
 				 5);
-		assert_true(proc_maps_parse_line(line, &m));
+		assert_true(maps_parse_line(line, &m));
 		assert_int_equal(m.start, start);
 		assert_int_equal(m.end, end);
 		assert_string_equal(m.perms, perms);

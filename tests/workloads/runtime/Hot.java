@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+// Two hot methods, hotA about 70 % of the work and hotB the rest, called
+// in turn for SECONDS of the program's own clock. It times each call and
+// prints the split it measured, from the median time of each method's calls
+// (a guest whose host stalls it for a while puts the stall in one call's
+// wall time, which a sampling profiler counts once; the median leaves it
+// out): over the whole run ("split"), and from the
+// line "warm" on ("split_warm", for a profiler attached after it), so a
+// test can hold a profiler's split against the program's own. With
+// MARK_FILE, "split_warm" counts from when that file exists instead (the
+// test creates it once its profilers run: a host that stalls the guest
+// before they do must not weigh in the program's figure alone).
+// Usage: java Hot SECONDS [WARM_SECONDS [MARK_FILE]]
+public class Hot {
+	static long sink;
+
+	static long hotA(long n) {
+		long x = sink | 1;
+		for (long i = 0; i < n; i++) {
+			x = x * 6364136223846793005L + 1442695040888963407L;
+			x ^= x >>> 29;
+		}
+		return x;
+	}
+
+	static long hotB(long n) {
+		long x = sink | 3;
+		for (long i = 0; i < n; i++) {
+			x = x * 2862933555777941757L + 3037000493L;
+			x ^= x >>> 31;
+		}
+		return x;
+	}
+
+	static long[] grow(long[] a, int n) {
+		return n < a.length ? a : java.util.Arrays.copyOf(a, a.length * 2);
+	}
+
+	static double median(long[] a, int from, int to) {
+		long[] c = java.util.Arrays.copyOfRange(a, from, to);
+
+		java.util.Arrays.sort(c);
+		return c.length == 0 ? 0 : c[c.length / 2];
+	}
+
+	static double split(long[] ta, long[] tb, int from, int to) {
+		double a = median(ta, from, to), b = median(tb, from, to);
+
+		return a + b > 0 ? a / (a + b) : 0;
+	}
+
+	public static void main(String[] args) {
+		double secs = Double.parseDouble(args[0]);
+		double warmSecs = args.length > 1 ? Double.parseDouble(args[1]) : 0;
+		long start = System.nanoTime();
+		long end = start + (long) (secs * 1e9), warmAt = start + (long) (warmSecs * 1e9);
+		long[] ta = new long[4096], tb = new long[4096];
+		int n = 0, warmFrom = -1;
+		java.io.File mark = args.length > 2 ? new java.io.File(args[2]) : null;
+		long nextLook = 0;
+
+		System.out.println("pid " + ProcessHandle.current().pid());
+		while (System.nanoTime() < end) {
+			long t0 = System.nanoTime();
+			sink += hotA(350000);
+			long t1 = System.nanoTime();
+			sink += hotB(150000);
+			long t2 = System.nanoTime();
+			ta = grow(ta, n);
+			tb = grow(tb, n);
+			ta[n] = t1 - t0;
+			tb[n] = t2 - t1;
+			n++;
+			if (warmFrom >= 0 && mark != null && t2 >= nextLook) {
+				nextLook = t2 + 100000000L;
+				if (mark.exists()) {
+					mark = null;
+					warmFrom = n;
+				}
+			}
+			if (warmFrom < 0 && t2 >= warmAt) {
+				warmFrom = n;
+				System.out.println("warm");
+			}
+		}
+		if (warmFrom < 0)
+			warmFrom = n;
+		System.out.printf("split %.4f split_warm %.4f calls %d secs %.2f sink %d%n",
+				  split(ta, tb, 0, n), split(ta, tb, warmFrom, n), n,
+				  (System.nanoTime() - start) / 1e9, sink & 1);
+	}
+}
