@@ -8,7 +8,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 export SKYPROF_CACHE ?= /var/cache/skyprof-test
 
-.PHONY: all help kmod kmod-one kmod-matrix guest-payload daemon deps check check-loaded check-debug unit demo bench \
+.PHONY: all help kmod kmod-one kmod-matrix guest-payload daemon deps static deb rpm check check-loaded check-debug unit demo bench \
 	install dkms-install clean checkpatch
 
 all: daemon
@@ -42,6 +42,8 @@ include daemon/build.mk
 KERNELS ?= $(shell awk '!/^\#/ && NF >= 4 {print $$1}' tests/vm/kernels)
 
 daemon: $(SKYPROF_BIN)
+
+static: $(STATIC_BIN)
 
 # Builds out of tree in a per-kernel copy so that several kernels never share
 # object files; the result is $(BUILD)/kmod/<name>/skyprof.ko.
