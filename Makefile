@@ -150,5 +150,27 @@ dkms-install:
 	sed 's/@VERSION@/$(VERSION)/' dkms.conf >"$(DKMS_SRC)/dkms.conf"
 	@echo "module sources in $(DKMS_SRC): dkms add skyprof/$(VERSION) && dkms install skyprof/$(VERSION)"
 
+# `make deb` (issue 21): skyprof_VERSION_amd64.deb and
+# skyprof-dkms_VERSION_all.deb in $(BUILD)/, built by debhelper and dh-dkms
+# from dist/debian/ in a copy of the tree (no debian/ directory at the top,
+# and the tree's own build/ stays out of the package build). lintian runs
+# on the result: any error or warning not overridden (with its reason, in
+# dist/debian/*.lintian-overrides) fails the target.
+DEB_TOP = $(BUILD)/deb
+DEB_SRC = $(DEB_TOP)/skyprof-$(VERSION)
+DEBS    = $(BUILD)/skyprof_$(VERSION)_amd64.deb $(BUILD)/skyprof-dkms_$(VERSION)_all.deb
+deb:
+	rm -rf $(DEB_TOP) && mkdir -p $(DEB_SRC)
+	tar -c --exclude-vcs --exclude='./$(BUILD)' --exclude='*.o' --exclude='*.ko' \
+		--exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' . | tar -x -C $(DEB_SRC)
+	cp -r dist/debian $(DEB_SRC)/debian
+	sed 's/@VERSION@/$(VERSION)/g' dist/debian/changelog.in >$(DEB_SRC)/debian/changelog
+	rm $(DEB_SRC)/debian/changelog.in
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ tail -40 ../build.log; exit 1; }
+	cp $(patsubst $(BUILD)/%,$(DEB_TOP)/%,$(DEBS)) $(BUILD)/
+	lintian --fail-on error,warning $(DEBS)
+	@echo "deb: $(DEBS)"
+
 clean:
 	rm -rf $(BUILD)

@@ -230,7 +230,7 @@ enum modload_pkg modload_package_manager(const char *sysroot)
 	 * dpkg first: Debian ships rpm (for building rpms), never the other
 	 * way round; zypper before yum because SUSE has rpm too.
 	 */
-	if (has_tool(sysroot, apt) || exists(sysroot, "/var/lib/dpkg/status"))
+	if (has_tool(sysroot, apt))
 		return MODLOAD_PKG_APT;
 	if (has_tool(sysroot, zypper))
 		return MODLOAD_PKG_ZYPPER;

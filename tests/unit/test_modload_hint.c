@@ -190,7 +190,7 @@ static void test_missing_by_package_manager(void **state)
 	assert_non_null(strstr(missing(), "`zypper install skyprof-dkms kernel-default-devel`"));
 
 	/* Debian with rpm installed (to build rpms) is still Debian */
-	put("/var/lib/dpkg/status", "");
+	put("/usr/bin/dpkg", "");
 	assert_int_equal(modload_package_manager(root), MODLOAD_PKG_APT);
 	snprintf(want, sizeof(want), "`apt install skyprof-dkms linux-headers-%s`", u.release);
 	assert_non_null(strstr(missing(), want));
