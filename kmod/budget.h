@@ -5,7 +5,7 @@
  * session's share of the window, further ticks in that window are skipped
  * (and counted as THROTTLED) rather than letting sampling wedge the CPU.
  * The source itself is never disabled from its handler (that path deadlocks
- * the cpu-clock hrtimer on some kernels, see compat.md section 6).
+ * the cpu-clock hrtimer on 6.16/6.17 kernels).
  *
  * Only the handler on the owning CPU touches a budget: no locking. Inline:
  * it runs twice per sample (as calls, 17 instructions a sample under

@@ -15,6 +15,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/string.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
@@ -61,17 +62,73 @@ static const struct nla_policy skyprof_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_OFFCPU_BYTES]	= { .type = NLA_REJECT },
 };
 
+#ifndef SKYPROF_GENL_STRICT
+/* An attribute as the policy's type wants it (exact integer sizes). */
+static bool skyprof_attr_ok(const struct nlattr *a)
+{
+	switch (skyprof_policy[nla_type(a)].type) {
+	case NLA_U32:
+		return nla_len(a) == sizeof(u32);
+	case NLA_U64:
+		return nla_len(a) == sizeof(u64);
+	case NLA_NUL_STRING:
+		return memchr(nla_data(a), '\0', nla_len(a));
+	case NLA_BINARY:
+		return true;
+	default:
+		/* NLA_REJECT, the pad attributes, anything unlisted. */
+		return false;
+	}
+}
+#endif
+
+/*
+ * Kernels without a family policy (before 5.2) get no policy from us at
+ * all: their parser would refuse some malformed attributes with other
+ * errnos and ignore others. Every attribute is checked here instead, as
+ * strict validation does: known to the policy, not rejected, of its size.
+ */
+static int skyprof_check_strict(struct genl_info *info)
+{
+#ifndef SKYPROF_GENL_STRICT
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
+	const struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, genlmsg_data(info->genlhdr), genlmsg_len(info->genlhdr), rem) {
+		if (!nla_type(a) || nla_type(a) > SKYPROF_A_MAX) {
+			NL_SET_ERR_MSG_MOD(extack, "unknown attribute");
+			return -EINVAL;
+		}
+		if (!skyprof_attr_ok(a)) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "attribute not valid in a request or of the wrong size");
+			return -EINVAL;
+		}
+	}
+	if (rem) {
+		NL_SET_ERR_MSG_MOD(extack, "trailing bytes after the attributes");
+		return -EINVAL;
+	}
+#endif
+	return 0;
+}
+
 static int skyprof_check_perm(struct sk_buff *skb, struct genl_info *info)
 {
-	if (skyprof_netlink_capable(skb))
-		return 0;
-	NL_SET_ERR_MSG_MOD(info->extack, "needs CAP_PERFMON or CAP_SYS_ADMIN");
-	return -EPERM;
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
+
+	if (!skyprof_netlink_capable(skb)) {
+		NL_SET_ERR_MSG_MOD(extack, "needs CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	return skyprof_check_strict(info);
 }
 
 /* Refuses request attributes that the command does not take. */
 static int skyprof_check_allowed(struct genl_info *info, const u8 *allowed, unsigned int n)
 {
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
 	unsigned int a, i;
 
 	for (a = 1; a <= SKYPROF_A_MAX; a++) {
@@ -80,7 +137,7 @@ static int skyprof_check_allowed(struct genl_info *info, const u8 *allowed, unsi
 		for (i = 0; i < n && allowed[i] != a; i++)
 			;
 		if (i == n) {
-			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[a],
+			NL_SET_ERR_MSG_ATTR(extack, info->attrs[a],
 					    "attribute not valid for this command");
 			return -EINVAL;
 		}
@@ -109,18 +166,19 @@ static int skyprof_cmp_u32(const void *a, const void *b)
 
 static int skyprof_parse_targets(struct genl_info *info, struct skyprof_config *cfg)
 {
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
 	struct nlattr *t = info->attrs[SKYPROF_A_TARGET_TGIDS];
 	struct nlattr *c = info->attrs[SKYPROF_A_TARGET_CGROUP];
 	u32 i, n, out;
 
 	if (t && c) {
-		NL_SET_ERR_MSG_ATTR(info->extack, c, "tgid and cgroup targets are exclusive");
+		NL_SET_ERR_MSG_ATTR(extack, c, "tgid and cgroup targets are exclusive");
 		return -EINVAL;
 	}
 	if (t) {
 		if (nla_len(t) % sizeof(u32) || !nla_len(t) ||
 		    nla_len(t) > SKYPROF_MAX_TGIDS * sizeof(u32)) {
-			NL_SET_ERR_MSG_ATTR(info->extack, t,
+			NL_SET_ERR_MSG_ATTR(extack, t,
 					    "TARGET_TGIDS: 1..SKYPROF_MAX_TGIDS u32 values");
 			return -EINVAL;
 		}
@@ -130,7 +188,7 @@ static int skyprof_parse_targets(struct genl_info *info, struct skyprof_config *
 			return -ENOMEM;
 		sort(cfg->tgids, n, sizeof(u32), skyprof_cmp_u32, NULL);
 		if (!cfg->tgids[0] || cfg->tgids[n - 1] > PID_MAX_LIMIT) {
-			NL_SET_ERR_MSG_ATTR(info->extack, t, "TARGET_TGIDS: tgid out of range");
+			NL_SET_ERR_MSG_ATTR(extack, t, "TARGET_TGIDS: tgid out of range");
 			return -EINVAL;
 		}
 		for (i = 1, out = 1; i < n; i++)
@@ -143,7 +201,7 @@ static int skyprof_parse_targets(struct genl_info *info, struct skyprof_config *
 		size_t len = strnlen(nla_data(c), nla_len(c));
 
 		if (!len || len >= SKYPROF_CGROUP_PATH_MAX) {
-			NL_SET_ERR_MSG_ATTR(info->extack, c,
+			NL_SET_ERR_MSG_ATTR(extack, c,
 					    "TARGET_CGROUP: empty or longer than SKYPROF_CGROUP_PATH_MAX");
 			return -EINVAL;
 		}
@@ -151,7 +209,7 @@ static int skyprof_parse_targets(struct genl_info *info, struct skyprof_config *
 		if (!cfg->cgroup_path)
 			return -ENOMEM;
 		if (!skyprof_filter_cgroup_supported()) {
-			NL_SET_ERR_MSG_ATTR(info->extack, c, "cgroup targets not supported here");
+			NL_SET_ERR_MSG_ATTR(extack, c, "cgroup targets not supported here");
 			return -EOPNOTSUPP;
 		}
 	}
@@ -160,62 +218,63 @@ static int skyprof_parse_targets(struct genl_info *info, struct skyprof_config *
 
 static int skyprof_parse_config(struct genl_info *info, struct skyprof_config *cfg)
 {
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
 	struct nlattr *a;
 	int ret;
 
 	if (!skyprof_get_u32(info, SKYPROF_A_MODE, 0, __SKYPROF_MODE_MAX - 1, SKYPROF_MODE_ONCPU,
 			     &cfg->mode)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_MODE],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_MODE],
 				    "MODE: unknown mode");
 		return -EINVAL;
 	}
 	if (cfg->mode == SKYPROF_MODE_OFFCPU && !skyprof_offcpu_available()) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_MODE],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_MODE],
 				    "MODE: no off-CPU mode on this kernel (sched tracepoints)");
 		return -EOPNOTSUPP;
 	}
 	if (!skyprof_get_u32(info, SKYPROF_A_CLOCK, 0, __SKYPROF_CLOCK_MAX - 1, SKYPROF_CLOCK_AUTO,
 			     &cfg->clock)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_CLOCK],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_CLOCK],
 				    "CLOCK: unknown clock");
 		return -EINVAL;
 	}
 	if (!skyprof_get_u32(info, SKYPROF_A_FREQ, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX,
 			     SKYPROF_FREQ_DEFAULT, &cfg->freq)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_FREQ],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_FREQ],
 				    "FREQ: outside 1..100000 Hz");
 		return -EINVAL;
 	}
 	if (!skyprof_get_u32(info, SKYPROF_A_FLAGS, 0, SKYPROF_F_ALL,
 			     SKYPROF_F_KERNEL_STACK | SKYPROF_F_USER_STACK, &cfg->flags)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_FLAGS],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_FLAGS],
 				    "FLAGS: unknown flag");
 		return -EINVAL;
 	}
 	if (cfg->flags & ~SKYPROF_F_ALL) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_FLAGS],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_FLAGS],
 				    "FLAGS: unknown flag");
 		return -EINVAL;
 	}
 	if (!skyprof_get_u32(info, SKYPROF_A_MAX_DEPTH, 1, SKYPROF_MAX_DEPTH,
 			     SKYPROF_MAX_DEPTH_DEFAULT, &cfg->max_depth)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_MAX_DEPTH],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_MAX_DEPTH],
 				    "MAX_DEPTH: outside 1..256");
 		return -EINVAL;
 	}
 	if (!skyprof_get_u32(info, SKYPROF_A_USTACK_BYTES, 0, SKYPROF_USTACK_MAX, 0,
 			     &cfg->ustack_bytes)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_USTACK_BYTES],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_USTACK_BYTES],
 				    "USTACK_BYTES: above SKYPROF_USTACK_MAX");
 		return -EINVAL;
 	}
 	if (cfg->ustack_bytes % 8) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_USTACK_BYTES],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_USTACK_BYTES],
 				    "USTACK_BYTES: not a multiple of 8");
 		return -EINVAL;
 	}
 	if (cfg->ustack_bytes && cfg->mode == SKYPROF_MODE_OFFCPU) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_USTACK_BYTES],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_USTACK_BYTES],
 				    "USTACK_BYTES: no raw user stacks in off-CPU mode");
 		return -EINVAL;
 	}
@@ -224,42 +283,42 @@ static int skyprof_parse_config(struct genl_info *info, struct skyprof_config *c
 	if (!skyprof_get_u32(info, SKYPROF_A_OFFCPU_ENTRIES, SKYPROF_OFFCPU_ENTRIES_MIN,
 			     SKYPROF_OFFCPU_ENTRIES_MAX, SKYPROF_OFFCPU_ENTRIES_DEFAULT,
 			     &cfg->offcpu_entries)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_OFFCPU_ENTRIES],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_OFFCPU_ENTRIES],
 				    "OFFCPU_ENTRIES: outside SKYPROF_OFFCPU_ENTRIES_MIN..MAX");
 		return -EINVAL;
 	}
 	if (!is_power_of_2(cfg->offcpu_entries)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_OFFCPU_ENTRIES],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_OFFCPU_ENTRIES],
 				    "OFFCPU_ENTRIES: not a power of two");
 		return -EINVAL;
 	}
 	if (!skyprof_get_u32(info, SKYPROF_A_RING_PAGES,
 			     SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
 			     SKYPROF_RING_PAGES_DEFAULT, &cfg->ring_pages)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_RING_PAGES],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_RING_PAGES],
 				    "RING_PAGES: outside SKYPROF_RING_PAGES_MIN..MAX");
 		return -EINVAL;
 	}
 	if (!is_power_of_2(cfg->ring_pages)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_RING_PAGES],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_RING_PAGES],
 				    "RING_PAGES: not a power of two");
 		return -EINVAL;
 	}
 	if (!skyprof_get_u32(info, SKYPROF_A_WATERMARK_PCT, 1, 100,
 			     SKYPROF_WATERMARK_PCT_DEFAULT, &cfg->watermark_pct)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_WATERMARK_PCT],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_WATERMARK_PCT],
 				    "WATERMARK_PCT: outside 1..100");
 		return -EINVAL;
 	}
 	if (!skyprof_get_u32(info, SKYPROF_A_BUDGET_PCT, 1, 100, SKYPROF_BUDGET_PCT_DEFAULT,
 			     &cfg->budget_pct)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_BUDGET_PCT],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_BUDGET_PCT],
 				    "BUDGET_PCT: outside 1..100");
 		return -EINVAL;
 	}
 	/* A worst-case record must fit twice: the reader always makes progress. */
 	if (2ULL * skyprof_record_max(cfg) > ((u64)cfg->ring_pages << PAGE_SHIFT)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_RING_PAGES],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_RING_PAGES],
 				    "RING_PAGES: too small for MAX_DEPTH and USTACK_BYTES");
 		return -EINVAL;
 	}
@@ -329,6 +388,7 @@ static const u8 skyprof_start_attrs[] = {
 
 static int skyprof_cmd_session_start(struct sk_buff *skb, struct genl_info *info)
 {
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
 	struct skyprof_config cfg = {};
 	struct skyprof_start_reply reply;
 	struct sk_buff *msg;
@@ -349,7 +409,7 @@ static int skyprof_cmd_session_start(struct sk_buff *skb, struct genl_info *info
 	 */
 	if (!ret && (cfg.flags & SKYPROF_F_KERNEL_STACK) && !netlink_capable(skb, CAP_SYSLOG)) {
 		if (info->attrs[SKYPROF_A_FLAGS]) {
-			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_FLAGS],
+			NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_FLAGS],
 					    "FLAGS: kernel stacks need CAP_SYSLOG");
 			ret = -EPERM;
 		} else {
@@ -368,7 +428,7 @@ static int skyprof_cmd_session_start(struct sk_buff *skb, struct genl_info *info
 		kfree(cfg.cgroup_path);
 		return -ENOMEM;
 	}
-	ret = skyprof_session_start(&cfg, info->snd_portid, info->extack, &reply);
+	ret = skyprof_session_start(&cfg, info->snd_portid, extack, &reply);
 	if (ret) {
 		nlmsg_free(msg);
 		return ret;
@@ -394,17 +454,18 @@ static const u8 skyprof_id_attrs[] = { SKYPROF_A_SESSION_ID };
 
 static int skyprof_get_id(struct genl_info *info, u32 *id)
 {
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
 	int ret = skyprof_check_allowed(info, skyprof_id_attrs, ARRAY_SIZE(skyprof_id_attrs));
 
 	if (ret)
 		return ret;
 	if (!info->attrs[SKYPROF_A_SESSION_ID]) {
-		NL_SET_ERR_MSG_MOD(info->extack, "SESSION_ID missing");
+		NL_SET_ERR_MSG_MOD(extack, "SESSION_ID missing");
 		return -EINVAL;
 	}
 	*id = nla_get_u32(info->attrs[SKYPROF_A_SESSION_ID]);
 	if (!*id) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SKYPROF_A_SESSION_ID],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_SESSION_ID],
 				    "SESSION_ID: 0 is never a session");
 		return -EINVAL;
 	}
@@ -413,6 +474,7 @@ static int skyprof_get_id(struct genl_info *info, u32 *id)
 
 static int skyprof_cmd_session_stop(struct sk_buff *skb, struct genl_info *info)
 {
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
 	u32 id;
 	int ret;
 
@@ -422,7 +484,7 @@ static int skyprof_cmd_session_stop(struct sk_buff *skb, struct genl_info *info)
 	ret = skyprof_get_id(info, &id);
 	if (ret)
 		return ret;
-	return skyprof_session_stop(id, info->snd_portid, info->extack);
+	return skyprof_session_stop(id, info->snd_portid, extack);
 }
 
 static int skyprof_put_cpu_stats(struct sk_buff *msg, unsigned int cpu,
@@ -453,6 +515,7 @@ static int skyprof_put_cpu_stats(struct sk_buff *msg, unsigned int cpu,
 
 static int skyprof_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 {
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
 	struct skyprof_cpu_stats st;
 	struct skyprof_session *s;
 	struct sk_buff *msg;
@@ -478,7 +541,7 @@ static int skyprof_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 	if (!s) {
 		mutex_unlock(&skyprof_sessions_mutex);
 		nlmsg_free(msg);
-		NL_SET_ERR_MSG_MOD(info->extack, "no such session");
+		NL_SET_ERR_MSG_MOD(extack, "no such session");
 		return -ENOENT;
 	}
 	ret = nla_put_u32(msg, SKYPROF_A_SESSION_ID, id);
@@ -559,7 +622,9 @@ static struct genl_family skyprof_genl_family __ro_after_init = {
 	.name = SKYPROF_GENL_NAME,
 	.version = SKYPROF_GENL_VERSION,
 	.maxattr = SKYPROF_A_MAX,
+#ifdef SKYPROF_GENL_STRICT
 	.policy = skyprof_policy,
+#endif
 	.netnsok = false,
 	.module = THIS_MODULE,
 	.ops = skyprof_genl_ops,

@@ -3,7 +3,8 @@
  * Off-CPU mode: where target tasks wait, weighted by how long.
  *
  * One pair of probes serves every off-CPU session, on two scheduler
- * tracepoints found with for_each_kernel_tracepoint():
+ * tracepoints (found with for_each_kernel_tracepoint(), or named where the
+ * kernel registers by name):
  *  - sched_switch: when a target task is switched out blocked (its state is
  *    not TASK_RUNNING and it was not preempted; with F_OFFCPU_PREEMPT any
  *    switch-out), a slot of the session's table takes the time, the task's
@@ -15,7 +16,7 @@
  *    switch-out, TASK_DEAD, is not tracked).
  *
  * The sched_switch probe runs inside __schedule() with the runqueue lock
- * held and interrupts off (compat.md 1.7, 4.4): no locks of any kind, no
+ * held and interrupts off: no locks of any kind, no
  * allocation, no wakeups (the watermark goes through irq_work as in
  * sample.c), user memory only through the nofault copy. The table is
  * preallocated at session start.
@@ -54,7 +55,6 @@
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -157,8 +157,13 @@ static void skyprof_offcpu_release(struct skyprof_offcpu *t, u32 k)
 	atomic_dec(&t->used);
 }
 
-static struct tracepoint *skyprof_tp_switch;
-static struct tracepoint *skyprof_tp_exit;
+/* The two tracepoints, looked up at module init. */
+enum { SKYPROF_TP_SWITCH, SKYPROF_TP_EXIT };
+static struct skyprof_tracepoint skyprof_tps[] = {
+	[SKYPROF_TP_SWITCH] = { .name = "sched_switch" },
+	[SKYPROF_TP_EXIT] = { .name = "sched_process_exit" },
+	{ }
+};
 
 /* How long the probes stay registered after the last off-CPU session. */
 #define SKYPROF_OFFCPU_LINGER	(10 * HZ)
@@ -173,22 +178,15 @@ static bool skyprof_offcpu_registered;		/* skyprof_sessions_mutex */
 static void skyprof_offcpu_linger_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(skyprof_offcpu_linger, skyprof_offcpu_linger_work);
 
-static void skyprof_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_switch"))
-		skyprof_tp_switch = tp;
-	else if (!strcmp(tp->name, "sched_process_exit"))
-		skyprof_tp_exit = tp;
-}
-
 void skyprof_offcpu_init(void)
 {
-	for_each_kernel_tracepoint(skyprof_find_tracepoint, NULL);
+	skyprof_tracepoints_find(skyprof_tps);
 }
 
 bool skyprof_offcpu_available(void)
 {
-	return skyprof_tp_switch && skyprof_tp_exit;
+	return skyprof_tracepoint_found(&skyprof_tps[SKYPROF_TP_SWITCH]) &&
+	       skyprof_tracepoint_found(&skyprof_tps[SKYPROF_TP_EXIT]);
 }
 
 /* prev (== current) is switched out blocked: remember where and when. */
@@ -393,12 +391,14 @@ static int skyprof_offcpu_register(void)
 	lockdep_assert_held(&skyprof_sessions_mutex);
 	if (skyprof_offcpu_registered)
 		return 0;
-	ret = tracepoint_probe_register(skyprof_tp_exit, skyprof_sched_exit_probe, NULL);
+	ret = skyprof_tracepoint_register(&skyprof_tps[SKYPROF_TP_EXIT], skyprof_sched_exit_probe);
 	if (ret)
 		return ret;
-	ret = tracepoint_probe_register(skyprof_tp_switch, skyprof_sched_switch_probe, NULL);
+	ret = skyprof_tracepoint_register(&skyprof_tps[SKYPROF_TP_SWITCH],
+					  skyprof_sched_switch_probe);
 	if (ret) {
-		tracepoint_probe_unregister(skyprof_tp_exit, skyprof_sched_exit_probe, NULL);
+		skyprof_tracepoint_unregister(&skyprof_tps[SKYPROF_TP_EXIT],
+					      skyprof_sched_exit_probe);
 		tracepoint_synchronize_unregister();
 		return ret;
 	}
@@ -412,8 +412,8 @@ static void skyprof_offcpu_unregister(void)
 	lockdep_assert_held(&skyprof_sessions_mutex);
 	if (!skyprof_offcpu_registered)
 		return;
-	tracepoint_probe_unregister(skyprof_tp_switch, skyprof_sched_switch_probe, NULL);
-	tracepoint_probe_unregister(skyprof_tp_exit, skyprof_sched_exit_probe, NULL);
+	skyprof_tracepoint_unregister(&skyprof_tps[SKYPROF_TP_SWITCH], skyprof_sched_switch_probe);
+	skyprof_tracepoint_unregister(&skyprof_tps[SKYPROF_TP_EXIT], skyprof_sched_exit_probe);
 	skyprof_offcpu_registered = false;
 	/* No probe of this module runs anywhere after this. */
 	tracepoint_synchronize_unregister();

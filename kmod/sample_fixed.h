@@ -10,13 +10,13 @@
 #ifndef SKYPROF_SAMPLE_FIXED_H
 #define SKYPROF_SAMPLE_FIXED_H
 
-#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/sched.h>
 #include <linux/stddef.h>
 #include <asm/word-at-a-time.h>
 
 #include <skyprof.h>
+#include "compat/compat.h"
 
 #define SKYPROF_SAMPLE_FIELDS_SIZE						\
 	(sizeof_field(struct skyprof_sample, hdr) +				\

@@ -24,7 +24,6 @@
  */
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
@@ -192,7 +191,7 @@ static void skyprof_session_destroy(struct skyprof_session *s)
 		skyprof_offcpu_stop(s);
 	else
 		/* Offline callback on every online CPU: cancel timers, release events. */
-		cpuhp_state_remove_instance(skyprof_cpuhp_state, &s->cpuhp_node);
+		skyprof_cpuhp_remove_instance(skyprof_cpuhp_state, &s->cpuhp_node);
 	/*
 	 * A perf handler (NMI or hrtimer hardirq) that fetched its context
 	 * before its event went away is an RCU reader; wait it out before the
@@ -357,7 +356,7 @@ int skyprof_session_start(struct skyprof_config *cfg, u32 portid,
 		if (ret)
 			NL_SET_ERR_MSG_MOD(extack, "could not attach to the scheduler tracepoints");
 	} else {
-		ret = cpuhp_state_add_instance(skyprof_cpuhp_state, &s->cpuhp_node);
+		ret = skyprof_cpuhp_add_instance(skyprof_cpuhp_state, &s->cpuhp_node);
 		if (ret)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "could not start the sampling clock on every CPU");
@@ -500,8 +499,7 @@ int skyprof_sessions_init(void)
 	skyprof_wq = alloc_workqueue("skyprof", 0, 0);
 	if (!skyprof_wq)
 		return -ENOMEM;
-	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "skyprof:online",
-				      skyprof_cpu_online, skyprof_cpu_offline);
+	ret = skyprof_cpuhp_setup("skyprof:online", skyprof_cpu_online, skyprof_cpu_offline);
 	if (ret < 0)
 		goto err_wq;
 	skyprof_cpuhp_state = ret;
@@ -511,7 +509,7 @@ int skyprof_sessions_init(void)
 	return 0;
 
 err_cpuhp:
-	cpuhp_remove_multi_state(skyprof_cpuhp_state);
+	skyprof_cpuhp_remove(skyprof_cpuhp_state);
 err_wq:
 	destroy_workqueue(skyprof_wq);
 	return ret;
@@ -539,5 +537,5 @@ void skyprof_sessions_exit(void)
 {
 	netlink_unregister_notifier(&skyprof_netlink_nb);
 	destroy_workqueue(skyprof_wq);
-	cpuhp_remove_multi_state(skyprof_cpuhp_state);
+	skyprof_cpuhp_remove(skyprof_cpuhp_state);
 }

@@ -20,7 +20,6 @@
 #define SKYPROF_KMOD_H
 
 #include <linux/types.h>
-#include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kref.h>

@@ -2,7 +2,7 @@
 /*
  * Per-CPU pinned hrtimers as the sampling clock: the fallback without perf
  * (or by request). HARD mode where it exists so that PREEMPT_RT expires the
- * timer in hardirq, where get_irq_regs() is valid (compat.md section 0.3).
+ * timer in hardirq, where get_irq_regs() is valid.
  * Started in the cpuhp online callback, which runs on the CPU concerned
  * (the timer pins to the CPU that starts it); cancelled in the offline
  * callback, never from the callback itself.

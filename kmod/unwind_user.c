@@ -4,7 +4,7 @@
  * registers, a frame-pointer walk over them, and an optional raw copy of the
  * top of the user stack (+ registers) for DWARF unwinding in user space.
  *
- * Rules (compat.md sections 1.4, 5, 6): user memory only through the nofault
+ * Rules: user memory only through the nofault
  * copy with pagefaults disabled, our own < TASK_SIZE check before every
  * copy, no user capture for kernel threads, tasks without an mm (exiting)
  * or user registers that are not (yet) populated.
@@ -12,7 +12,6 @@
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
-#include <linux/sched/task_stack.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_X86
@@ -40,6 +39,22 @@ struct pt_regs *skyprof_user_regs(struct pt_regs *regs)
 	/* In the kernel on behalf of the task: its entry frame, if built. */
 	uregs = task_pt_regs(current);
 	return user_mode(uregs) ? uregs : NULL;
+}
+
+/*
+ * The user frame pointer in uregs. On x86-64 before 4.16 the syscall fast
+ * path leaves rbp (and rbx, r12-r15) out of pt_regs: the slot is stale.
+ * The entry code does not touch rbp, so the first kernel function it calls
+ * pushes the user's value, right below its return address, right below
+ * pt_regs. Interrupts and exceptions (orig_ax negative) save every register.
+ */
+static __always_inline unsigned long skyprof_user_fp(struct pt_regs *uregs)
+{
+#ifdef SKYPROF_SYSCALL_PARTIAL_REGS
+	if (uregs == task_pt_regs(current) && (long)uregs->orig_ax >= 0)
+		return READ_ONCE(((unsigned long *)uregs)[-2]);
+#endif
+	return uregs->bp;
 }
 
 /*
@@ -166,7 +181,7 @@ static unsigned int skyprof_walk_window(unsigned long fp, unsigned long sp, unsi
 /*
  * One {saved fp, return address} frame of HALF-byte words at fp, pagefaults
  * disabled by the caller: in NMI (hardware cycles) only the NMI-safe copy
- * may be used (compat.md 4.4); elsewhere, on kernels without
+ * may be used; elsewhere, on kernels without
  * user_access_begin, __get_user.
  */
 static __always_inline bool skyprof_read_frame(unsigned long fp, unsigned int half,
@@ -235,7 +250,7 @@ unsigned int skyprof_unwind_user(struct pt_regs *uregs, u64 *ips, unsigned int m
 		return 0;
 	ips[n++] = instruction_pointer(uregs);
 #ifdef CONFIG_X86
-	fp = uregs->bp;
+	fp = skyprof_user_fp(uregs);
 #endif
 #ifdef CONFIG_X86_64
 	if (!user_64bit_mode(uregs))
@@ -275,7 +290,7 @@ bool skyprof_fill_user_regs(struct skyprof_user_regs *out, struct pt_regs *uregs
 	out->regs[PERF_REG_X86_DX] = uregs->dx;
 	out->regs[PERF_REG_X86_SI] = uregs->si;
 	out->regs[PERF_REG_X86_DI] = uregs->di;
-	out->regs[PERF_REG_X86_BP] = uregs->bp;
+	out->regs[PERF_REG_X86_BP] = skyprof_user_fp(uregs);
 	out->regs[PERF_REG_X86_SP] = uregs->sp;
 	out->regs[PERF_REG_X86_IP] = uregs->ip;
 	out->regs[PERF_REG_X86_FLAGS] = uregs->flags;

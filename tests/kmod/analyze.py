@@ -107,6 +107,7 @@ def main(argv):
         tgids, rx, need = tgid_set(argv[3]), re.compile(argv[4]), float(argv[5])
         ks = kallsyms()
         total = inker = match = 0
+        misses = {}
         for s in samples(dump):
             if s["tgid"] not in tgids:
                 continue
@@ -115,10 +116,17 @@ def main(argv):
                 continue
             inker += 1
             names = [ks.name(a) or "?" for a in s["k"]]
-            match += any(rx.search(n) for n in names)
+            if any(rx.search(n) for n in names):
+                match += 1
+            else:
+                key = ";".join(names)
+                misses[key] = misses.get(key, 0) + 1
         frac = match / inker if inker else 0
         print(f"kernel frames /{argv[4]}/: {match}/{inker} kernel-mode samples = "
               f"{100 * frac:.1f}% (need {100 * need:.0f}%), {total} samples of the tgids")
+        if inker and frac < need:
+            for key, n in sorted(misses.items(), key=lambda kv: -kv[1])[:5]:
+                print(f"  without it: {n} x {key}")
         return 0 if inker and frac >= need else 1
     if cmd == "only":
         tgids = tgid_set(argv[3])

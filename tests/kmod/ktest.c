@@ -609,6 +609,8 @@ static int cmd_badinput(int argc, char **argv)
 	longpath[0] = '/';
 	if (open_nl(&nl) || get_info(&nl, &before, false))
 		return 1;
+	if (!nl.ext_ack)
+		printf("no extended acks in this kernel (NETLINK_EXT_ACK refused): errnos only\n");
 	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		const struct bad_case *b = &bad_cases[i];
 		struct nl_msg *msg = ktest_nl_msg(&nl, b->cmd);
@@ -643,8 +645,12 @@ static int cmd_badinput(int argc, char **argv)
 		}
 		ktest_nl_request(&nl, msg, &rep);
 		ok = rep.err == b->expect;
-		/* -EINVAL must explain itself; -EOPNOTSUPP for commands comes from genl. */
-		if (ok && b->expect == -EINVAL && !rep.ext[0]) {
+		/*
+		 * -EINVAL must explain itself; -EOPNOTSUPP for commands comes from
+		 * genl. Kernels without extended acks cannot carry the text (the
+		 * module logs it): there the errno alone is checked.
+		 */
+		if (ok && b->expect == -EINVAL && !rep.ext[0] && nl.ext_ack) {
 			ok = false;
 			noext++;
 		}

@@ -26,7 +26,9 @@ int ktest_nl_open(struct ktest_nl *nl)
 	ret = genl_connect(nl->sk);
 	if (ret < 0)
 		goto err;
-	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	/* Refused (ENOPROTOOPT) by kernels without extended acks (< 4.12). */
+	nl->ext_ack = !setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
+				  sizeof(one));
 	nl->family = genl_ctrl_resolve(nl->sk, SKYPROF_GENL_NAME);
 	if (nl->family < 0) {
 		ret = nl->family;

@@ -19,6 +19,7 @@ struct ktest_nl {
 	struct nl_sock *sk;
 	int family;
 	int mcgrp;
+	bool ext_ack;		/* the kernel has extended acks (4.12+) */
 };
 
 /* The answer of one request. */

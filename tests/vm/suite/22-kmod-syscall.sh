@@ -11,7 +11,9 @@ sleep 0.3
 kill $pid 2>/dev/null
 wait 2>/dev/null
 cat rec.txt
-$ANALYZE kernel dump.txt $pid 'entry_SYSCALL_64|do_syscall_64' 0.90 ||
+# (3.10's entry code is system_call(_fastpath); 4.4's slow path,
+# entry_SYSCALL64_slow_path, is a label of its own)
+$ANALYZE kernel dump.txt $pid 'entry_SYSCALL_?64|do_syscall_64|system_call' 0.90 ||
 	fail "syscall entry path missing from kernel stacks"
 $ANALYZE kernel dump.txt $pid 'getppid' 0.01 || say "note: sys_getppid itself rarely sampled"
 finish

@@ -31,6 +31,13 @@ if [ -e $cg/cgroup.procs ] &&
 	say "ok: unknown cgroup refused: $(tail -1 nocg.txt)"
 	echo "$b" >$cg/cgroup.procs
 	rmdir $cg/skyprof-test
+elif ! grep -qw cgroup2 /proc/filesystems; then
+	# 3.10 and 4.4 have cgroup v1 hierarchies only: cgroup targets (v2
+	# subtrees) cannot exist there, and the module must say so.
+	say "kernel has no cgroup2: cgroup target part skipped; checking the refusal"
+	"$KTEST" info | grep -q 'caps=.*cgroup' && fail "cgroup cap reported without cgroup2"
+	"$KTEST" record -d 1 -g /skyprof-test >v1cg.txt 2>&1 && fail "cgroup target accepted without cgroup2"
+	say "ok: cgroup target refused: $(tail -1 v1cg.txt)"
 else
 	fail "no cgroup v2 support"
 fi

@@ -11,8 +11,13 @@ cd "$OUT"
 
 # The kernel's own account as a second witness: ftrace's sched_switch events
 # of the workload (tracefs, mounted by guest-init), recorded during the run.
+# (before tracefs, 4.1, the same files are in debugfs)
 T=/sys/kernel/tracing
-[ -w $T/tracing_on ] || { fail "no tracefs at $T"; finish; }
+if [ ! -w $T/tracing_on ]; then
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	T=/sys/kernel/debug/tracing
+fi
+[ -w $T/tracing_on ] || { fail "no tracefs at /sys/kernel/tracing or $T"; finish; }
 echo 0 >$T/tracing_on
 echo >$T/trace
 echo 4096 >$T/buffer_size_kb

@@ -22,7 +22,7 @@ waited=$(kv waited_ns futex.out)
 threads=$(folded_sum futex.folded ';contender;')
 waits=$(folded_sum futex.folded ';contender;lock_acquire;futex_wait_leaf;')
 # Kernel frames end in _[k]; the regex avoids brackets (awk -v eats backslashes).
-kwaits=$(folded_sum futex.folded ';contender;lock_acquire;futex_wait_leaf;.*;__x64_sys_futex_.*;(__)?schedule_')
+kwaits=$(folded_sum futex.folded ';contender;lock_acquire;futex_wait_leaf;.*;(__x64_)?sys_futex_.*;(__)?schedule_')
 share=$(ratio "$waits" "$threads")
 say "contender threads off-CPU $threads ns, in futex_wait_leaf $waits ns ($share), measured $waited ns"
 within "$share" 0.9 1 && ok "${share} of the threads' blocked time in lock_acquire;futex_wait_leaf" ||

@@ -53,7 +53,10 @@ for i in $(seq "$RMM"); do
 	if rmmod skyprof 2>rm.txt; then
 		wait $own && ok=$((ok + 1)) || fail "rmmod $i: owner did not see SESSION_ENDED(UNLOAD): $(tail -2 rm-own.txt)"
 	else
-		fail "rmmod $i refused: $(cat rm.txt)"
+		fail "rmmod $i refused: $(cat rm.txt); owner holding: $(grep -c "^holding" rm-own.txt);" \
+			"refcnt $(cat /sys/module/skyprof/refcnt)," \
+			"open by: $(ls -l /proc/[0-9]*/fd/ 2>/dev/null | grep -c skyprof)," \
+			"mapped by: $(grep -l skyprof /proc/[0-9]*/maps 2>/dev/null | tr '\n' ' ')"
 		kill -9 $own; wait $own 2>/dev/null
 	fi
 	insmod "$SKYPROF_KO" || { fail "insmod $i"; break; }
