@@ -66,6 +66,8 @@ sed -n '/^preuninstall scriptlet/,$p' "$T/scripts" | grep -q "^dkms remove -m sk
 req=$(rpm -qp --requires "$dkms" | awk '{print $1}' | grep -vE '^(rpmlib|/bin/sh)' | sort -u | tr '\n' ' ')
 [ "$req" = "dkms gcc kernel-devel make " ] && pass "skyprof-dkms requires: $req" || fail "skyprof-dkms requires: $req"
 rpm -qp --scripts "$prog" | grep -q . && fail "the program package has scriptlets: $(rpm -qp --scripts "$prog")"
+req=$(rpm -qp --requires "$prog" | grep -vE '^(rpmlib|config)\(' | tr '\n' ' ')
+[ -z "$req" ] && pass "skyprof (static) requires nothing from the distribution" || fail "skyprof requires: $req"
 
 # 3. installed into a scratch root
 R=$T/root
