@@ -8,7 +8,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 export SKYPROF_CACHE ?= /var/cache/skyprof-test
 
-.PHONY: all help kmod kmod-one kmod-matrix guest-payload daemon deps check check-loaded check-debug unit demo bench \
+.PHONY: all help kmod kmod-one kmod-matrix guest-payload daemon deps static deb rpm check check-loaded check-debug unit demo bench \
 	install dkms-install clean checkpatch
 
 all: daemon
@@ -31,6 +31,9 @@ help:
 	@echo "make fuzz-genl [FUZZ_GENL_SECONDS=600]   the in-guest genl fuzzer, long"
 	@echo "make stress [KERNELS=..]   the stress suite at full counts on every kernel"
 	@echo "make install [PREFIX=.. DESTDIR=..]   make dkms-install   make clean"
+	@echo "make static     build $(BUILD)/skyprof-static: every library linked in (RHEL/CentOS 7 and other old userlands)"
+	@echo "make deb        $(BUILD)/skyprof_VERSION_amd64.deb and skyprof-dkms_VERSION_all.deb (debhelper, dh-dkms; lintian-checked)"
+	@echo "make rpm        $(BUILD)/skyprof-VERSION-1.x86_64.rpm (the static program) and skyprof-dkms-VERSION-1.noarch.rpm (rpmbuild)"
 
 include daemon/build.mk
 # Test programs (optional until their rooms exist).
@@ -42,6 +45,8 @@ include daemon/build.mk
 KERNELS ?= $(shell awk '!/^\#/ && NF >= 4 {print $$1}' tests/vm/kernels)
 
 daemon: $(SKYPROF_BIN)
+
+static: $(STATIC_BIN)
 
 # Builds out of tree in a per-kernel copy so that several kernels never share
 # object files; the result is $(BUILD)/kmod/<name>/skyprof.ko.
@@ -119,8 +124,10 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR     ?= $(PREFIX)/share/doc/skyprof
-install: daemon
-	install -D -m 0755 $(SKYPROF_BIN) $(DESTDIR)$(PREFIX)/bin/skyprof
+# The rpm installs the static program: INSTALL_BIN=$(BUILD)/skyprof-static.
+INSTALL_BIN ?= $(SKYPROF_BIN)
+install: $(INSTALL_BIN)
+	install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/skyprof
 	install -D -m 0644 daemon/man/skyprof.8 $(DESTDIR)$(MANDIR)/man8/skyprof.8
 	install -D -m 0644 daemon/completion/skyprof.bash-completion $(DESTDIR)$(BASHCOMPDIR)/skyprof
 	install -D -m 0644 docs/agent.md $(DESTDIR)$(DOCDIR)/agent.md
@@ -147,6 +154,44 @@ dkms-install:
 		Kbuild VERSION kmod include | tar -x -C "$(DKMS_SRC)"
 	sed 's/@VERSION@/$(VERSION)/' dkms.conf >"$(DKMS_SRC)/dkms.conf"
 	@echo "module sources in $(DKMS_SRC): dkms add skyprof/$(VERSION) && dkms install skyprof/$(VERSION)"
+
+# `make deb` (issue 21): skyprof_VERSION_amd64.deb and
+# skyprof-dkms_VERSION_all.deb in $(BUILD)/, built by debhelper and dh-dkms
+# from dist/debian/ in a copy of the tree (no debian/ directory at the top,
+# and the tree's own build/ stays out of the package build). lintian runs
+# on the result: any error or warning not overridden (with its reason, in
+# dist/debian/*.lintian-overrides) fails the target.
+DEB_TOP = $(BUILD)/deb
+DEB_SRC = $(DEB_TOP)/skyprof-$(VERSION)
+DEBS    = $(BUILD)/skyprof_$(VERSION)_amd64.deb $(BUILD)/skyprof-dkms_$(VERSION)_all.deb
+deb:
+	rm -rf $(DEB_TOP) && mkdir -p $(DEB_SRC)
+	tar -c --exclude-vcs --exclude='./$(BUILD)' --exclude='*.o' --exclude='*.ko' \
+		--exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' . | tar -x -C $(DEB_SRC)
+	cp -r dist/debian $(DEB_SRC)/debian
+	sed 's/@VERSION@/$(VERSION)/g' dist/debian/changelog.in >$(DEB_SRC)/debian/changelog
+	rm $(DEB_SRC)/debian/changelog.in
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ tail -40 ../build.log; exit 1; }
+	cp $(patsubst $(BUILD)/%,$(DEB_TOP)/%,$(DEBS)) $(BUILD)/
+	lintian --fail-on error,warning $(DEBS)
+	@echo "deb: $(DEBS)"
+
+# `make rpm` (issue 21): skyprof-VERSION-1.x86_64.rpm (the static program)
+# and skyprof-dkms-VERSION-1.noarch.rpm in $(BUILD)/, built by rpmbuild from
+# dist/rpm/skyprof.spec and a tarball of the tree, in $(BUILD)/rpm.
+RPM_TOP = $(abspath $(BUILD))/rpm
+RPMS    = $(BUILD)/skyprof-$(VERSION)-1.x86_64.rpm $(BUILD)/skyprof-dkms-$(VERSION)-1.noarch.rpm
+rpm:
+	rm -rf $(RPM_TOP) && mkdir -p $(RPM_TOP)/SOURCES $(RPM_TOP)/SPECS
+	tar -c -z --exclude-vcs --exclude='./$(BUILD)' --exclude='*.o' --exclude='*.ko' \
+		--exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
+		--transform='s|^\.|skyprof-$(VERSION)|' -f $(RPM_TOP)/SOURCES/skyprof-$(VERSION).tar.gz .
+	sed 's/@VERSION@/$(VERSION)/g' dist/rpm/skyprof.spec >$(RPM_TOP)/SPECS/skyprof.spec
+	rpmbuild --define '_topdir $(RPM_TOP)' -bb $(RPM_TOP)/SPECS/skyprof.spec \
+		>$(RPM_TOP)/build.log 2>&1 || { tail -40 $(RPM_TOP)/build.log; exit 1; }
+	cp $(RPM_TOP)/RPMS/x86_64/$(notdir $(word 1,$(RPMS))) $(RPM_TOP)/RPMS/noarch/$(notdir $(word 2,$(RPMS))) $(BUILD)/
+	@echo "rpm: $(RPMS)"
 
 clean:
 	rm -rf $(BUILD)

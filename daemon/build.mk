@@ -36,7 +36,8 @@ PROTO_H      := $(PROTO_C:.c=.h)
 # the next one regenerates them and recompiles everything.
 .SECONDARY: $(PROTO_C) $(PROTO_H)
 
-DAEMON_SRC   := $(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/*/*.c))
+# daemon/static/ is linked into build/skyprof-static only (see below).
+DAEMON_SRC   := $(filter-out daemon/main.c daemon/static/%,$(wildcard daemon/*.c daemon/*/*.c))
 DAEMON_OBJ   := $(patsubst daemon/%.c,$(BUILD)/daemon/%.o,$(DAEMON_SRC)) \
 		$(patsubst $(BUILD)/proto/%.c,$(BUILD)/daemon/proto-%.o,$(PROTO_C))
 ASAN_OBJ     := $(patsubst $(BUILD)/daemon/%.o,$(BUILD)/asan/%.o,$(DAEMON_OBJ))
@@ -99,5 +100,21 @@ $(BUILD)/tests/fake-oap/proto/%.proto: proto/%.proto
 	@mkdir -p $(@D)
 	cp $< $@
 $(SKYPROF_BIN): | $(FAKE_OAP_PROTO)
+
+# `make static` (issue 21): the program with every library linked in, for
+# hosts whose userland is older than the build host's (RHEL/CentOS 7: glibc
+# 2.17, OpenSSL 1.0.2, no nghttp2) and for the rpm. static-pie keeps the
+# address-space randomisation of the dynamic build; the archives of Debian's
+# -dev packages are compiled position-independent, as static-pie needs.
+# libdw's archive does not bring what its decompressors need (zstd, lzma,
+# bz2), which pkg-config --static only partly lists.
+STATIC_BIN  := $(BUILD)/skyprof-static
+STATIC_LIBS  = $(shell pkg-config --static --libs $(DAEMON_PKGS)) -lzstd -llzma -lbz2 -lm -liberty
+# daemon/static/static_glibc.c says what static glibc costs and how it is
+# handled: NSS limited to its built-in services, dlopen wrapped to fail.
+$(STATIC_BIN): daemon/main.c daemon/static/static_glibc.c $(BUILD)/libskyprof.a
+	$(CC) $(DAEMON_CFLAGS) $(HARDEN_CFLAGS) -static-pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack \
+		-Wl,--wrap=dlopen -o $@ daemon/main.c daemon/static/static_glibc.c \
+		$(BUILD)/libskyprof.a $(STATIC_LIBS)
 
 -include $(DAEMON_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(SKYPROF_BIN).d $(UNIT_BIN:=.d)

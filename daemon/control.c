@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <linux/netlink.h>
@@ -27,6 +25,7 @@
 #include <skyprof.h>
 
 #include "control.h"
+#include "modload_hint.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -99,47 +98,6 @@ const char *control_error(const struct control *c)
 	return c->err;
 }
 
-static bool path_exists(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0;
-}
-
-/* One line saying what to do when the family is not registered. */
-static void explain_no_module(char *err, size_t len)
-{
-	struct utsname u;
-	char path[512];
-	bool installed = false;
-	static const char *const where[] = { "updates/dkms", "extra", "updates", "kernel/extra" };
-	static const char *const ext[] = { "", ".xz", ".zst", ".gz" };
-
-	if (path_exists("/sys/module/skyprof")) {
-		snprintf(err, len,
-			 "the skyprof module is loaded but its netlink family is missing: "
-			 "check `dmesg` for its load errors, then `rmmod skyprof; modprobe "
-			 "skyprof`");
-		return;
-	}
-	if (uname(&u) == 0)
-		for (size_t i = 0; i < sizeof(where) / sizeof(where[0]) && !installed; i++)
-			for (size_t j = 0; j < sizeof(ext) / sizeof(ext[0]) && !installed; j++) {
-				snprintf(path, sizeof(path), "/lib/modules/%s/%s/skyprof.ko%s",
-					 u.release, where[i], ext[j]);
-				installed = path_exists(path);
-			}
-	if (installed)
-		snprintf(err, len,
-			 "the skyprof kernel module is not loaded: load it with `modprobe skyprof` "
-			 "(as root)");
-	else
-		snprintf(err, len,
-			 "the skyprof kernel module is not loaded (and none was found for kernel "
-			 "%s): install skyprof-dkms, check `dkms status`, then `modprobe skyprof`",
-			 uname(&u) == 0 ? u.release : "?");
-}
-
 int control_open(struct control **out, enum control_open_failure *why, char *err, size_t errlen)
 {
 	struct nl_cache *cache = NULL;
@@ -180,7 +138,7 @@ int control_open(struct control **out, enum control_open_failure *why, char *err
 	fam = genl_ctrl_search_by_name(cache, SKYPROF_GENL_NAME);
 	if (!fam) {
 		*why = CONTROL_NO_MODULE;
-		explain_no_module(err, errlen);
+		modload_explain_missing(err, errlen, NULL);
 		ret = -ENOENT;
 		goto fail;
 	}

@@ -2,8 +2,10 @@
 /* Explanations of a module that is not loaded: see modload_hint.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -191,4 +193,136 @@ void modload_loaded_version(char *buf, size_t len, const char *sysroot)
 	if (nl)
 		*nl = 0;
 	snprintf(buf, len, "%s", v);
+}
+
+static bool exists(const char *sysroot, const char *path)
+{
+	char full[512];
+	struct stat st;
+
+	snprintf(full, sizeof(full), "%s%s", sysroot ? sysroot : "", path);
+	return stat(full, &st) == 0;
+}
+
+/* Any of the paths (each tried under /usr/bin and /bin: merged /usr or not). */
+static bool has_tool(const char *sysroot, const char *const *names)
+{
+	char p[128];
+
+	for (; *names; names++) {
+		snprintf(p, sizeof(p), "/usr/bin/%s", *names);
+		if (exists(sysroot, p))
+			return true;
+		snprintf(p, sizeof(p), "/bin/%s", *names);
+		if (exists(sysroot, p))
+			return true;
+	}
+	return false;
+}
+
+enum modload_pkg modload_package_manager(const char *sysroot)
+{
+	static const char *const apt[] = { "apt-get", "apt", "dpkg", NULL };
+	static const char *const zypper[] = { "zypper", NULL };
+	static const char *const yum[] = { "yum", "dnf", "rpm", NULL };
+
+	/*
+	 * dpkg first: Debian ships rpm (for building rpms), never the other
+	 * way round; zypper before yum because SUSE has rpm too.
+	 */
+	if (has_tool(sysroot, apt))
+		return MODLOAD_PKG_APT;
+	if (has_tool(sysroot, zypper))
+		return MODLOAD_PKG_ZYPPER;
+	if (has_tool(sysroot, yum))
+		return MODLOAD_PKG_YUM;
+	return MODLOAD_PKG_NONE;
+}
+
+/* Sources of some skyprof version under /usr/src: skyprof-dkms is installed. */
+static bool dkms_sources(const char *sysroot)
+{
+	char pat[512];
+	glob_t g;
+	bool found;
+
+	snprintf(pat, sizeof(pat), "%s/usr/src/skyprof-*/dkms.conf", sysroot ? sysroot : "");
+	found = glob(pat, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
+	globfree(&g);
+	return found;
+}
+
+void modload_explain_missing(char *err, size_t len, const char *sysroot)
+{
+	struct modload_state s;
+	struct utsname u;
+	const char *rel = uname(&u) == 0 ? u.release : "$(uname -r)";
+	enum modload_pkg pm;
+
+	if (exists(sysroot, "/sys/module/skyprof")) {
+		snprintf(err, len,
+			 "the skyprof module is loaded but its netlink family is missing: "
+			 "check `dmesg` for its load errors, then `rmmod skyprof; modprobe "
+			 "skyprof`");
+		return;
+	}
+	/* CONFIG_MODULES=n: no package or command can help on this kernel. */
+	if (!exists(sysroot, "/proc/modules")) {
+		snprintf(err, len,
+			 "the skyprof kernel module is not loaded, and this kernel cannot load "
+			 "modules (no /proc/modules: built without CONFIG_MODULES); skyprof needs "
+			 "a kernel with module support");
+		return;
+	}
+	memset(&s, 0, sizeof(s));
+	find_module(&s, sysroot);
+	if (s.module_path[0]) {
+		snprintf(err, len,
+			 "the skyprof kernel module is not loaded: load it with `modprobe skyprof` "
+			 "(as root)");
+		return;
+	}
+	pm = modload_package_manager(sysroot);
+	/* The package is there but DKMS built nothing: the headers are what is missing. */
+	if (dkms_sources(sysroot)) {
+		snprintf(err, len,
+			 "skyprof-dkms is installed but no module was built for kernel %s: "
+			 "install its headers (%s%s), then `dkms autoinstall -k %s` and "
+			 "`modprobe skyprof`",
+			 rel,
+			 pm == MODLOAD_PKG_APT	    ? "linux-headers-"
+			 : pm == MODLOAD_PKG_YUM    ? "kernel-devel-"
+			 : pm == MODLOAD_PKG_ZYPPER ? "kernel-default-devel, "
+						    : "the kernel's build directory, ",
+			 rel, rel);
+		return;
+	}
+	switch (pm) {
+	case MODLOAD_PKG_APT:
+		snprintf(err, len,
+			 "the skyprof kernel module is not installed for kernel %s: `apt install "
+			 "skyprof-dkms linux-headers-%s` builds it, then `modprobe skyprof`",
+			 rel, rel);
+		break;
+	case MODLOAD_PKG_YUM:
+		snprintf(err, len,
+			 "the skyprof kernel module is not installed for kernel %s: `yum install "
+			 "skyprof-dkms kernel-devel-%s` builds it (dkms is EPEL's: `yum install "
+			 "epel-release` first), then `modprobe skyprof`",
+			 rel, rel);
+		break;
+	case MODLOAD_PKG_ZYPPER:
+		snprintf(
+			err, len,
+			"the skyprof kernel module is not installed for kernel %s: `zypper install "
+			"skyprof-dkms kernel-default-devel` builds it, then `modprobe skyprof`",
+			rel);
+		break;
+	default:
+		snprintf(err, len,
+			 "the skyprof kernel module is not installed for kernel %s and no package "
+			 "manager was found: build it from the sources (`make dkms-install`, then "
+			 "`dkms install skyprof/VERSION`, docs/install.md) and `modprobe skyprof`",
+			 rel);
+	}
 }

@@ -3,8 +3,8 @@
  * Why skyprof.ko is not loaded, as far as the system can tell: module
  * signature enforcement (module.sig_enforce=1, lockdown under Secure Boot)
  * and what to do about it (sign with the DKMS MOK key, enrol it with
- * mokutil). Used by the error paths of `skyprof status` and `record` on top
- * of control_open's one-line message.
+ * mokutil), and what to install when no module is there at all. Used by the error paths of `skyprof
+ * status` and `record` on top of control_open's one-line message.
  */
 #ifndef SKYPROF_MODLOAD_HINT_H
 #define SKYPROF_MODLOAD_HINT_H
@@ -43,5 +43,22 @@ const char *modload_hint_short(const struct modload_state *s);
  * /sys/module/skyprof/version into buf ("?" when unreadable).
  */
 void modload_loaded_version(char *buf, size_t len, const char *sysroot);
+
+/* The package manager of the system under sysroot, for install hints. */
+enum modload_pkg {
+	MODLOAD_PKG_NONE,
+	MODLOAD_PKG_APT,    /* dpkg: Debian, Ubuntu */
+	MODLOAD_PKG_YUM,    /* yum, dnf or only rpm: RHEL, CentOS (dkms from EPEL) */
+	MODLOAD_PKG_ZYPPER, /* SLES, openSUSE */
+};
+enum modload_pkg modload_package_manager(const char *sysroot);
+
+/*
+ * The one-line message for a missing netlink family: the next step on this
+ * host (load the installed module; the package command of the package
+ * manager found, with the kernel's headers; the headers when skyprof-dkms
+ * is installed but built nothing; or that the kernel cannot load modules).
+ */
+void modload_explain_missing(char *err, size_t len, const char *sysroot);
 
 #endif

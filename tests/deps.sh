@@ -22,6 +22,10 @@ PACKAGES=(
 	# devtools client for the headless flame-graph test, a font for screenshots
 	golang-go python3-websocket fonts-dejavu-core
 	dkms
+	# make deb / make rpm (issue 21): Debian's packaging tools, lintian, rpmbuild
+	debhelper dh-dkms lintian rpm
+	# make static: the static archives libdw needs besides the daemon's own
+	libzstd-dev liblzma-dev libbz2-dev
 	# make check LOAD=N: busy processes beside the suite
 	stress-ng
 )

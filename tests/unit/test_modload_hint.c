@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The signing explanation from a fake system root: sig_enforce, lockdown,
- * an installed module signed or not.
+ * an installed module signed or not; and the module-missing message: the
+ * package command of the package manager the root has, the headers when
+ * skyprof-dkms built nothing, a kernel without module support.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,6 +136,91 @@ static void test_loaded_version(void **state)
 	assert_string_equal(v, "0.0.9");
 }
 
+/* An empty root: what earlier tests wrote does not leak into the next. */
+static void fresh(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", root, root);
+	assert_int_equal(system(cmd), 0);
+}
+
+static const char *missing(void)
+{
+	static char err[512];
+
+	modload_explain_missing(err, sizeof(err), root);
+	return err;
+}
+
+static void test_missing_no_module_support(void **state)
+{
+	(void)state;
+	fresh();
+	put("/usr/bin/apt-get", "");
+	/* no /proc/modules: CONFIG_MODULES=n */
+	assert_non_null(strstr(missing(), "this kernel cannot load modules"));
+	assert_null(strstr(missing(), "apt install"));
+}
+
+static void test_missing_by_package_manager(void **state)
+{
+	struct utsname u;
+	char want[400];
+
+	(void)state;
+	assert_int_equal(uname(&u), 0);
+	fresh();
+	put("/proc/modules", "");
+	assert_int_equal(modload_package_manager(root), MODLOAD_PKG_NONE);
+	assert_non_null(strstr(missing(), "no package manager was found"));
+	assert_non_null(strstr(missing(), "make dkms-install"));
+
+	/* RHEL/CentOS 7: yum (rpm alone counts too) */
+	put("/usr/bin/rpm", "");
+	assert_int_equal(modload_package_manager(root), MODLOAD_PKG_YUM);
+	put("/usr/bin/yum", "");
+	snprintf(want, sizeof(want), "`yum install skyprof-dkms kernel-devel-%s`", u.release);
+	assert_non_null(strstr(missing(), want));
+	assert_non_null(strstr(missing(), "epel-release"));
+
+	/* SLES: zypper wins over its rpm */
+	put("/usr/bin/zypper", "");
+	assert_int_equal(modload_package_manager(root), MODLOAD_PKG_ZYPPER);
+	assert_non_null(strstr(missing(), "`zypper install skyprof-dkms kernel-default-devel`"));
+
+	/* Debian with rpm installed (to build rpms) is still Debian */
+	put("/usr/bin/dpkg", "");
+	assert_int_equal(modload_package_manager(root), MODLOAD_PKG_APT);
+	snprintf(want, sizeof(want), "`apt install skyprof-dkms linux-headers-%s`", u.release);
+	assert_non_null(strstr(missing(), want));
+	assert_non_null(strstr(missing(), u.release));
+}
+
+static void test_missing_installed_or_unbuilt(void **state)
+{
+	struct utsname u;
+	char rel[300], want[400];
+
+	(void)state;
+	assert_int_equal(uname(&u), 0);
+	fresh();
+	put("/proc/modules", "");
+	put("/bin/dpkg", "");
+	/* the package's sources but no module for this kernel: the headers are missing */
+	put("/usr/src/skyprof-0.1.0/dkms.conf", "PACKAGE_NAME=skyprof\n");
+	snprintf(want, sizeof(want), "install its headers (linux-headers-%s)", u.release);
+	assert_non_null(strstr(missing(), want));
+	assert_non_null(strstr(missing(), "dkms autoinstall"));
+	/* a module installed for this kernel: only the modprobe is missing */
+	snprintf(rel, sizeof(rel), "/lib/modules/%s/updates/dkms/skyprof.ko", u.release);
+	put(rel, "\177ELF");
+	assert_non_null(strstr(missing(), "load it with `modprobe skyprof`"));
+	/* loaded, but the family is not there */
+	put("/sys/module/skyprof/version", "0.1.0\n");
+	assert_non_null(strstr(missing(), "netlink family is missing"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +228,9 @@ int main(void)
 		cmocka_unit_test(test_sig_enforce_unsigned),
 		cmocka_unit_test(test_lockdown),
 		cmocka_unit_test(test_loaded_version),
+		cmocka_unit_test(test_missing_no_module_support),
+		cmocka_unit_test(test_missing_by_package_manager),
+		cmocka_unit_test(test_missing_installed_or_unbuilt),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
