@@ -45,6 +45,22 @@ __attribute__((noinline)) void outer_with_inline(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* dlopens LIB and prints the addresses of its lib_func and lib_static. */
+static int load_lib(const char *lib)
+{
+	void *h = dlopen(lib, RTLD_NOW);
+	void *(*addrs)(int);
+
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return -1;
+	}
+	addrs = (void *(*)(int))dlsym(h, "lib_addr");
+	printf("lib_func %p\n", addrs(0));
+	printf("lib_static %p\n", addrs(1));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char buf[64];
@@ -60,18 +76,8 @@ int main(int argc, char **argv)
 		if (vdso)
 			printf("vdso_clock_gettime %p\n", dlsym(vdso, "__vdso_clock_gettime"));
 	}
-	if (argc > 2 && !strcmp(argv[1], "dlopen")) {
-		void *h = dlopen(argv[2], RTLD_NOW);
-		void *(*addrs)(int);
-
-		if (!h) {
-			fprintf(stderr, "dlopen: %s\n", dlerror());
-			return 1;
-		}
-		addrs = (void *(*)(int))dlsym(h, "lib_addr");
-		printf("lib_func %p\n", addrs(0));
-		printf("lib_static %p\n", addrs(1));
-	}
+	if (argc > 2 && !strcmp(argv[1], "dlopen") && load_lib(argv[2]))
+		return 1;
 	if (argc > 1 && !strcmp(argv[1], "jit")) {
 		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -84,16 +90,8 @@ int main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 	if (argc > 2 && !strcmp(argv[1], "dlopen-late") && read(0, buf, 1) == 1) {
-		void *h = dlopen(argv[2], RTLD_NOW);
-		void *(*addrs)(int);
-
-		if (!h) {
-			fprintf(stderr, "dlopen: %s\n", dlerror());
+		if (load_lib(argv[2]))
 			return 1;
-		}
-		addrs = (void *(*)(int))dlsym(h, "lib_addr");
-		printf("lib_func %p\n", addrs(0));
-		printf("lib_static %p\n", addrs(1));
 		printf("ready\n");
 		fflush(stdout);
 	}
