@@ -74,7 +74,7 @@ kmod-matrix:
 #   left one for a constant). The compat header is the one place allowed a
 #   version test: copy_from_user_nmi() returned bytes copied before 3.13 and
 #   bytes not copied since, which compiles the same both ways, so no compile
-#   probe can tell (../shared/kernel/compat.md 0.4 and 1.4). Core code has
+#   probe can tell (docs/kernel-compat.md). Core code has
 #   no version tests, and checkpatch keeps it so.
 CHECKPATCH_FILES  = $(sort $(wildcard kmod/*.c kmod/*.h kmod/compat/*.h kmod/compat/probes/*.c \
 		    include/uapi/*.h))
