@@ -326,7 +326,7 @@ skyprof_offcpu_session_switch(struct skyprof_session *s, bool preempt, struct ta
 		else
 			pc->st.throttled++;
 	}
-	dt = skyprof_now_ns() - t0;
+	dt = skyprof_since_ns(t0);
 	pc->st.handler_ns += dt;
 	if (dt > pc->st.handler_max_ns)
 		pc->st.handler_max_ns = dt;

@@ -127,7 +127,7 @@ void skyprof_sample(struct skyprof_pcpu *pc, struct pt_regs *regs)
 	else
 		pc->st.filtered++;
 
-	dt = skyprof_now_ns() - t0;
+	dt = skyprof_since_ns(t0);
 	pc->st.handler_ns += dt;
 	if (dt > pc->st.handler_max_ns)
 		pc->st.handler_max_ns = dt;

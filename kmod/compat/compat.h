@@ -238,6 +238,20 @@ static __always_inline u64 skyprof_now_ns(void)
 #endif
 }
 
+/*
+ * Nanoseconds since t0 (a skyprof_now_ns() on this CPU). local_clock(), the
+ * clock where the NMI-safe monotonic one is missing (before 3.17), may step
+ * back (seen on RHEL 7's 3.10): a reading earlier than t0 counts as no
+ * time, not as 2^64 - n ns, which became the handler's maximum and
+ * throttled the source.
+ */
+static __always_inline u64 skyprof_since_ns(u64 t0)
+{
+	u64 now = skyprof_now_ns();
+
+	return now > t0 ? now - t0 : 0;
+}
+
 /* ---- user memory from IRQ/NMI ------------------------------------------ */
 
 /*
