@@ -21,6 +21,9 @@ PACKAGES=(
 	# checks of outputs: go tool pprof as the independent pprof decoder, the
 	# devtools client for the headless flame-graph test, a font for screenshots
 	golang-go python3-websocket fonts-dejavu-core
+	# the programs of the runtime guest tests (tests/workloads/runtime): javac
+	# for the Java one (the Go one is built by golang-go, above)
+	openjdk-17-jdk-headless
 	dkms
 	# make deb / make rpm (issue 21): Debian's packaging tools, lintian, rpmbuild
 	debhelper dh-dkms lintian rpm
