@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 // Two hot methods, hotA about 70 % of the work and hotB the rest, called
-// in turn for SECONDS of the program's own clock. It times each call and
-// prints the split it measured, from the median time of each method's calls
-// (a guest whose host stalls it for a while puts the stall in one call's
-// wall time, which a sampling profiler counts once; the median leaves it
-// out): over the whole run ("split"), and from the
-// line "warm" on ("split_warm", for a profiler attached after it), so a
+// in turn for SECONDS of the program's own clock. Each round calls hotA
+// A_CHUNKS times and hotB B_CHUNKS times, CHUNK iterations each, and times
+// every call; the split it prints is A_CHUNKS times the median of hotA's
+// call times against B_CHUNKS times hotB's. Why medians of short calls: a
+// host that stalls the guest puts the stall in one call's wall time, which
+// a sampling profiler counts once at most, so sums of wall time weigh
+// stalls a profiler does not see; and a call much longer than the host's
+// time slice holds a stall in most of its runs, which biases even its
+// median (hotA's more than hotB's). Over the whole run ("split"), and from
+// the line "warm" on ("split_warm", for a profiler attached after it), so a
 // test can hold a profiler's split against the program's own. With
 // MARK_FILE, "split_warm" counts from when that file exists instead (the
 // test creates it once its profilers run: a host that stalls the guest
 // before they do must not weigh in the program's figure alone).
 // Usage: java Hot SECONDS [WARM_SECONDS [MARK_FILE]]
 public class Hot {
+	static final int CHUNK = 5000, A_CHUNKS = 70, B_CHUNKS = 30;
 	static long sink;
 
 	static long hotA(long n) {
@@ -33,7 +38,7 @@ public class Hot {
 	}
 
 	static long[] grow(long[] a, int n) {
-		return n < a.length ? a : java.util.Arrays.copyOf(a, a.length * 2);
+		return n <= a.length ? a : java.util.Arrays.copyOf(a, Math.max(n, a.length * 2));
 	}
 
 	static double median(long[] a, int from, int to) {
@@ -44,7 +49,8 @@ public class Hot {
 	}
 
 	static double split(long[] ta, long[] tb, int from, int to) {
-		double a = median(ta, from, to), b = median(tb, from, to);
+		double a = A_CHUNKS * median(ta, from * A_CHUNKS, to * A_CHUNKS);
+		double b = B_CHUNKS * median(tb, from * B_CHUNKS, to * B_CHUNKS);
 
 		return a + b > 0 ? a / (a + b) : 0;
 	}
@@ -54,22 +60,32 @@ public class Hot {
 		double warmSecs = args.length > 1 ? Double.parseDouble(args[1]) : 0;
 		long start = System.nanoTime();
 		long end = start + (long) (secs * 1e9), warmAt = start + (long) (warmSecs * 1e9);
-		long[] ta = new long[4096], tb = new long[4096];
+		long[] ta = new long[1 << 16], tb = new long[1 << 16];
 		int n = 0, warmFrom = -1;
 		java.io.File mark = args.length > 2 ? new java.io.File(args[2]) : null;
 		long nextLook = 0;
 
 		System.out.println("pid " + ProcessHandle.current().pid());
-		while (System.nanoTime() < end) {
-			long t0 = System.nanoTime();
-			sink += hotA(350000);
-			long t1 = System.nanoTime();
-			sink += hotB(150000);
-			long t2 = System.nanoTime();
-			ta = grow(ta, n);
-			tb = grow(tb, n);
-			ta[n] = t1 - t0;
-			tb[n] = t2 - t1;
+		for (;;) {
+			long t = System.nanoTime();
+
+			if (t >= end)
+				break;
+			ta = grow(ta, (n + 1) * A_CHUNKS);
+			tb = grow(tb, (n + 1) * B_CHUNKS);
+			for (int c = 0; c < A_CHUNKS; c++) {
+				sink += hotA(CHUNK);
+				long u = System.nanoTime();
+				ta[n * A_CHUNKS + c] = u - t;
+				t = u;
+			}
+			for (int c = 0; c < B_CHUNKS; c++) {
+				sink += hotB(CHUNK);
+				long u = System.nanoTime();
+				tb[n * B_CHUNKS + c] = u - t;
+				t = u;
+			}
+			long t2 = t;
 			n++;
 			if (warmFrom >= 0 && mark != null && t2 >= nextLook) {
 				nextLook = t2 + 100000000L;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Two hot functions run by one goroutine (not main's), hotA about 70 % of
-// the work, for SECONDS; prints the split it measured. Built by the Go
+// the work, for SECONDS; prints the split it measured the way Hot.java
+// does (medians of short calls, each timed). Built by the Go
 // toolchain with default flags: Go keeps frame pointers on amd64.
 // Usage: gohot SECONDS
 package main
@@ -8,6 +9,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"time"
 )
@@ -34,20 +36,42 @@ func hotB(n int) uint64 {
 	return x
 }
 
-//go:noinline
-func worker(secs float64, done chan<- [2]time.Duration) {
-	var ta, tb time.Duration
-	end := time.Now().Add(time.Duration(secs * 1e9))
-	for time.Now().Before(end) {
-		t0 := time.Now()
-		sink += hotA(70000)
-		t1 := time.Now()
-		sink += hotB(30000)
-		t2 := time.Now()
-		ta += t1.Sub(t0)
-		tb += t2.Sub(t1)
+const chunk, aChunks, bChunks = 10000, 7, 3
+
+type durations []time.Duration
+
+func (d durations) Len() int           { return len(d) }
+func (d durations) Less(i, j int) bool { return d[i] < d[j] }
+func (d durations) Swap(i, j int)      { d[i], d[j] = d[j], d[i] }
+
+func median(a durations) time.Duration {
+	if len(a) == 0 {
+		return 0
 	}
-	done <- [2]time.Duration{ta, tb}
+	sort.Sort(a)
+	return a[len(a)/2]
+}
+
+//go:noinline
+func worker(secs float64, done chan<- float64) {
+	var ta, tb durations
+	end := time.Now().Add(time.Duration(secs * 1e9))
+	for t := time.Now(); t.Before(end); {
+		for c := 0; c < aChunks; c++ {
+			sink += hotA(chunk)
+			u := time.Now()
+			ta = append(ta, u.Sub(t))
+			t = u
+		}
+		for c := 0; c < bChunks; c++ {
+			sink += hotB(chunk)
+			u := time.Now()
+			tb = append(tb, u.Sub(t))
+			t = u
+		}
+	}
+	a, b := float64(aChunks*median(ta)), float64(bChunks*median(tb))
+	done <- a / (a + b)
 }
 
 func main() {
@@ -56,8 +80,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: gohot SECONDS")
 		os.Exit(2)
 	}
-	done := make(chan [2]time.Duration)
+	done := make(chan float64)
 	go worker(secs, done)
-	t := <-done
-	fmt.Printf("split %.4f sink %d\n", float64(t[0])/float64(t[0]+t[1]), sink&1)
+	fmt.Printf("split %.4f sink %d\n", <-done, sink&1)
 }
