@@ -66,10 +66,13 @@ char *procs_cmdline_from(const char *buf, size_t len)
 
 bool procs_exe_name_supported(const char *exe_name)
 {
-	/* Rover's list: runtimes whose frames are not in the ELF symbols. */
-	static const char *const interpreters[] = {
-		"java", "python", "node", "bash", "ruby", "ssh"
-	};
+	/*
+	 * Rover's list of runtimes whose frames are not in the ELF symbols,
+	 * less the JVM, node and CPython: skyprof names their JIT frames from
+	 * the perf maps they write and walks them by frame pointer, and the
+	 * OAP hands tasks only to processes reported as supported.
+	 */
+	static const char *const interpreters[] = { "bash", "ruby", "ssh" };
 
 	for (size_t i = 0; i < sizeof(interpreters) / sizeof(interpreters[0]); i++)
 		if (!strncmp(exe_name, interpreters[i], strlen(interpreters[i])))
@@ -362,7 +365,7 @@ int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct
 		log_info("discovery: pid %u %s: layer %s service '%s' instance '%s' process '%s'%s",
 			 np->pid, np->exe_path, np->layer, np->service, np->instance, np->process,
 			 np->support_profiling ? ""
-					       : " (no ELF symbols or an interpreter: "
+					       : " (no ELF symbols, or bash, ruby or ssh: "
 						 "reported as not profilable)");
 	}
 	pthread_mutex_unlock(&t->lock);

@@ -75,6 +75,7 @@ struct agent_run {
 	uint64_t last_step_ms;
 	int error;
 	bool finished;
+	bool process_exited;
 	struct run_stats st;
 };
 
@@ -420,10 +421,17 @@ int run_step(struct agent_run *r, uint64_t now)
 		return 1;
 	if (now >= r->next_alive_ms) {
 		r->next_alive_ms = now + 500;
-		if (!capture_pids_alive(&r->pid, 1))
+		if (!capture_pids_alive(&r->pid, 1)) {
+			r->process_exited = true;
 			return 1;
+		}
 	}
 	return 0;
+}
+
+bool run_process_exited(const struct agent_run *r)
+{
+	return r->process_exited;
 }
 
 void run_extend(struct agent_run *r, uint64_t end_ms)

@@ -55,6 +55,12 @@ int run_pollfds(struct agent_run *r, struct pollfd *p);
  */
 int run_step(struct agent_run *r, uint64_t now_ms);
 
+/*
+ * Whether the run ended because its process exited (run_step returned 1
+ * for that reason): the task may follow the process when it comes back.
+ */
+bool run_process_exited(const struct agent_run *r);
+
 /* Move the end (a re-sent task). */
 void run_extend(struct agent_run *r, uint64_t end_ms);
 

@@ -32,6 +32,7 @@
 #include "agent_runner.h"
 #include "agent_task.h"
 #include "agent_template.h"
+#include "capture.h"
 #include "commands.h"
 #include "config_agent.h"
 #include "random_bytes.h"
@@ -111,6 +112,11 @@ static void make_uuid(char out[37])
 struct held {
 	struct task_spec spec;
 	struct agent_run *run; /* NULL while waiting */
+	/* The pid the task profiled until it exited before the task's end:
+	 * the task waits for its process (the same entity, so the same
+	 * process id) to come back under another pid, as a restarted JVM or
+	 * service does, and goes on there. 0: not waiting for a restart. */
+	uint32_t exited_pid;
 };
 
 struct agent {
@@ -151,6 +157,22 @@ static void held_stop(struct agent *a, size_t i)
 	if (a->held[i].run)
 		run_finish(a->held[i].run, a->oap_mode ? NULL : a->cfg.skyprof.spool_dir);
 	held_remove(a, i);
+}
+
+/* The task's process exited before the task's end: its run ends (the last
+ * flush uploads what it has) and the task waits for the process to come
+ * back (start_due). */
+static void held_await_restart(struct agent *a, size_t i)
+{
+	struct held *h = &a->held[i];
+
+	h->exited_pid = run_pid(h->run);
+	run_finish(h->run, a->oap_mode ? NULL : a->cfg.skyprof.spool_dir);
+	run_free(h->run);
+	h->run = NULL;
+	log_info("task %s: pid %u exited before the task's end: waiting for process %s to "
+		 "come back until %" PRIu64,
+		 h->spec.task_id, h->exited_pid, h->spec.process_id, task_end_ms(&h->spec));
 }
 
 /* Rover's rules: expired tasks are dropped, a re-sent one extends, another on
@@ -208,12 +230,25 @@ static void start_due(struct agent *a)
 			continue;
 		}
 		if (now > task_end_ms(&h->spec)) {
-			log_info("task %s: expired before it could start", h->spec.task_id);
+			if (h->exited_pid)
+				log_info("task %s: ended; process %s did not come back after "
+					 "pid %u exited",
+					 h->spec.task_id, h->spec.process_id, h->exited_pid);
+			else
+				log_info("task %s: expired before it could start", h->spec.task_id);
 			held_remove(a, i);
 			continue;
 		}
 		pid = procs_pid_of(&a->procs, h->spec.process_id);
-		if (!pid) {
+		if (h->exited_pid) {
+			/* the table may name the exited pid until the next scan */
+			if (!pid || pid == h->exited_pid || !capture_pids_alive(&pid, 1)) {
+				i++;
+				continue;
+			}
+			log_info("task %s: process %s is back as pid %u (was %u): followed",
+				 h->spec.task_id, h->spec.process_id, pid, h->exited_pid);
+		} else if (!pid) {
 			log_warn("task %s: process %s is not one of ours (exited, or never "
 				 "registered): task dropped",
 				 h->spec.task_id, h->spec.process_id);
@@ -433,6 +468,12 @@ static int loop(struct agent *a)
 				continue;
 			}
 			r = run_step(h->run, agent_wall_ms());
+			if (r > 0 && run_process_exited(h->run) &&
+			    agent_wall_ms() < task_end_ms(&h->spec)) {
+				held_await_restart(a, i);
+				i++;
+				continue;
+			}
 			if (r) {
 				if (r < 0)
 					log_warn("task %s: %s", h->spec.task_id, strerror(-r));

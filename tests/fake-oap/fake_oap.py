@@ -75,6 +75,7 @@ class FakeOAP:
         self.rec = Recorder(args.record)
         self.lock = threading.Lock()
         self.processes = {}      # process id -> dict(agent, service, instance, name, pid)
+        self.supported = {}      # process id -> support_ebpf_profiling of its first report
         self.tasks = []          # list of dict: the commands' args
         self.pending_tasks = list(args.task or [])
         self.streams = 0
@@ -119,7 +120,12 @@ class FakeOAP:
             h = p.hostProcess
             e = h.entity
             pid_ = oap_process_id(e.serviceName, e.instanceName, e.processName)
+            # As the OAP: only a process first reported with
+            # support_ebpf_profiling "true" is handed tasks.
+            props = {kv.key: kv.value for kv in h.properties}
             with self.lock:
+                if pid_ not in self.processes:
+                    self.supported[pid_] = props.get('support_ebpf_profiling') == 'true'
                 self.processes[pid_] = dict(agent=req.ebpfAgentID, service=e.serviceName,
                                             instance=e.instanceName, name=e.processName,
                                             pid=h.pid)
@@ -145,7 +151,7 @@ class FakeOAP:
                 dur = parts[1] if len(parts) > 1 and parts[1] else '60'
                 svc = parts[2] if len(parts) > 2 else None
                 for pid_, p in self.processes.items():
-                    if svc and p['service'] != svc:
+                    if svc and p['service'] != svc or not self.supported.get(pid_):
                         continue
                     self.update_seq += 1
                     now = int(time.time() * 1000)

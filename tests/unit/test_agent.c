@@ -348,9 +348,11 @@ static void proc_helpers(void **state)
 	s = procs_cmdline_from("abc", 3);
 	assert_string_equal(s, "abc");
 	free(s);
-	assert_false(procs_exe_name_supported("java"));
-	assert_false(procs_exe_name_supported("python3.11"));
+	assert_true(procs_exe_name_supported("java"));
+	assert_true(procs_exe_name_supported("node"));
+	assert_true(procs_exe_name_supported("python3.11"));
 	assert_false(procs_exe_name_supported("bash"));
+	assert_false(procs_exe_name_supported("ruby"));
 	assert_true(procs_exe_name_supported("nginx"));
 	/* field 22, counted after the last ')': not vsize (23), which moves as
 	 * the process allocates and made a growing process look new each scan */

@@ -1,0 +1,95 @@
+# issue 20, the agent: a JVM restarted during a task is followed. An ON_CPU
+# task from the (fake) OAP targets a JVM (tests/workloads/runtime/Hot.java
+# with a perf map written at exit) that exits before the task's end and is
+# started again, as a service manager restarts a service: the new JVM is the
+# same process entity (so the same process id) under another pid. The agent
+# must end the first run with its upload, wait for the process to come
+# back, profile the new pid for the rest of the task, and upload stacks that
+# name its JIT-compiled hot methods. The fake OAP, like the OAP, hands tasks
+# only to processes reported with support_ebpf_profiling "true": a JVM must
+# be reported so.
+set -eu
+. "$(dirname "$0")/runtime-lib.bash"
+. "$(dirname "$0")/agent-lib.bash"
+
+need_runtime java
+"$PY" -c 'import grpc, google.protobuf' 2>/dev/null || { echo "skip: no python3-grpcio"; exit 77; }
+[ -f "$RT_BIN/Hot.class" ] || { echo "skip: no build/workloads/runtime/Hot.class (no javac on the host)"; exit 77; }
+cd "$OUT"
+
+# The service: one JVM, then the same again once it exits, this time with a
+# perf map written at exit: hot methods named in the uploads can only be the
+# second JVM's.
+cat >service.sh <<SH
+for map in -XX:-DumpPerfMapAtExit -XX:+DumpPerfMapAtExit; do
+	java -XX:+UnlockDiagnosticVMOptions -XX:+PreserveFramePointer \$map \
+		-XX:TieredStopAtLevel=1 -XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,Hot::hot*' \
+		-cp "$RT_BIN" Hot 20
+done
+SH
+start_oap oap --task ON_CPU:120:agent-java
+write_config "$OUT/agent.yaml" "127.0.0.1:$OAP_PORT"
+sed -i 's|match_cmd: .*|match_cmd: " Hot [0-9]"|; s|service_name: agent-e2e|service_name: agent-java|' \
+	"$OUT/agent.yaml"
+start_agent "$OUT/agent.yaml" "$OUT/agent.log"
+sh service.sh </dev/null >java.out 2>java.err &
+svc_pid=$!
+agent_pids+=("$svc_pid")
+echo "service pid $svc_pid, fake OAP :$OAP_PORT, agent pid $AGENT_PID"
+wait_until 600 awk 'BEGIN {n = 0} /^pid / {n++} END {exit !(n >= 2)}' java.out ||
+	{ cat java.err; tail -20 agent.log; echo "FAIL: the JVM was not started twice"; exit 1; }
+p1=$(awk '/^pid / {print $2; exit}' java.out)
+p2=$(awk '/^pid / {n++; if (n == 2) print $2}' java.out)
+echo "JVM pids: $p1, then $p2"
+wait "$svc_pid" || { cat java.err; echo "FAIL: the service failed"; exit 1; }
+wait_for agent.log "task [0-9a-f]+ ON_CPU pid $p2 finished" 120 ||
+	{ tail -30 agent.log; echo "FAIL: no run of the task on the restarted JVM (pid $p2) finished"; exit 1; }
+stop_pid "$AGENT_PID"
+grep -E "task|discovery" agent.log | cut -c1-240
+rc=0
+grep -Eq "task [0-9a-f]+: pid $p1 exited before the task's end: waiting for process" agent.log ||
+	{ echo "FAIL: the agent did not wait for the process after pid $p1 exited"; rc=1; }
+grep -Eq "task [0-9a-f]+: process [^ ]+ is back as pid $p2 \\(was $p1\\): followed" agent.log ||
+	{ echo "FAIL: the task did not follow the process to pid $p2"; rc=1; }
+# The uploads after the restarted JVM was registered: the task's, with the
+# new JVM's hot methods named from its perf map.
+# shellcheck disable=SC2046
+set -- $("$PY" - "$OUT/oap.jsonl" "$p2" <<'PY'
+import json, re, sys
+after = False
+a = b = t = 0
+for line in open(sys.argv[1]):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if not isinstance(m, dict):
+        continue
+    msg = m.get('msg') or {}
+    if m.get('method') == 'reportProcesses':
+        for p in msg.get('processes', []):
+            if str((p.get('hostProcess') or {}).get('pid')) == sys.argv[2]:
+                after = True
+        continue
+    d = msg.get('onCPU')
+    if not after or not d:
+        continue
+    c = int(d.get('dumpCount', 0))
+    syms = [s for st in d.get('stacks', []) if st.get('stackType') == 'PROCESS_USER_SPACE'
+            for s in st.get('stackSymbols', [])]
+    t += c
+    for s in syms:  # leaf first
+        if re.search(r'\bhotA\b', s):
+            a += c
+            break
+        if re.search(r'\bhotB\b', s):
+            b += c
+            break
+print('%d %d %d' % (a, b, t))
+PY
+)
+echo "uploads after pid $p2 was registered: hotA $1, hotB $2, of count $3"
+[ "${3:-0}" -gt 0 ] || { echo "FAIL: nothing uploaded for the restarted JVM"; rc=1; }
+[ $(($1 + $2)) -gt 0 ] || { echo "FAIL: the restarted JVM's hot methods are not named"; rc=1; }
+[ $rc = 0 ] && echo "PASS: the task followed the JVM from pid $p1 to pid $p2 and named its methods"
+exit $rc
