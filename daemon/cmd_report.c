@@ -208,6 +208,10 @@ static int cmp_row(const void *a, const void *b)
 
 	if (dx != dy)
 		return dx < dy ? 1 : -1;
+	/* Equal moves (none, comparing a profile with itself): the hotter
+	 * first. */
+	if (x->now != y->now)
+		return x->now < y->now ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 

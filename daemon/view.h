@@ -99,8 +99,9 @@ static inline uint64_t view_sample_value(const struct view *v, const struct view
 	return v->meta.kind == PROFILE_ONCPU ? s->count : s->weight;
 }
 
-/* Keeps only the samples keep() says yes to (the pprof output included).
- * Returns how many are left. */
+/* Keeps only the samples keep() says yes to (the pprof output included);
+ * for a view read from a file (report), not one synced from a live profile,
+ * whose sample i must stay stack i. Returns how many are left. */
 uint32_t view_filter(struct view *v,
 		     bool (*keep)(void *arg, const struct view *v, const struct view_sample *s),
 		     void *arg);
