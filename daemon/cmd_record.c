@@ -40,8 +40,9 @@ static void usage(FILE *f)
 		"                      [-- CMD [ARGS...]]\n"
 		"\n"
 		"Samples stacks (kernel and user) and writes them, symbolized, to each FILE;\n"
-		"the format follows the extension: .pb.gz or .pprof (pprof), .folded (folded\n"
-		"stacks), .svg (flame graph), .json (speedscope). Default: %s.\n"
+		"the format follows the extension: .pb.gz or .pprof (pprof), .folded or\n"
+		".collapsed (folded stacks; - for standard output), .svg (flame graph),\n"
+		".json (speedscope). Default: %s.\n"
 		"With --offcpu it records where the targets wait instead: every time a task\n"
 		"blocks (sleep, lock, I/O; not when it is preempted) its stacks are kept until\n"
 		"it runs again; the profile adds up the time off-CPU per stack (folded: ns;\n"
@@ -78,6 +79,8 @@ static void usage(FILE *f)
 		"  --ring-pages N          ring size per CPU in pages (power of two; default\n"
 		"                          %d, with --dwarf enough for half a second)\n"
 		"  -o, --output FILE       write FILE; may be repeated\n"
+		"  --per-thread            folded stacks and flame graph: a comm-tid frame\n"
+		"                          under each process\n"
 		"  -h, --help              this text\n"
 		"\n"
 		"Ctrl-C ends the run and still writes the files (a second Ctrl-C gives up).\n"
@@ -308,9 +311,10 @@ static const char *why_ended(const struct capture *c, const struct child *ch, bo
 	return "stopped";
 }
 
-static void summary(const struct capture *c, const struct run *run, uint64_t duration_ns,
-		    const struct record_opts *o, const struct control_cpu_stats *st, size_t nst,
-		    const char *why)
+/* Returns the samples lost, for the outputs. */
+static uint64_t summary(const struct capture *c, const struct run *run, uint64_t duration_ns,
+			const struct record_opts *o, const struct control_cpu_stats *st, size_t nst,
+			const char *why)
 {
 	const struct ring_stats *rs = ring_get_stats(c->ring);
 	uint64_t drops = 0, written = 0, throttled = 0, unwind = 0, missed = 0;
@@ -381,6 +385,7 @@ static void summary(const struct capture *c, const struct run *run, uint64_t dur
 			"skyprof: note: the module wrote %" PRIu64 " samples, %" PRIu64
 			" were read\n",
 			written, run->samples);
+	return drops;
 }
 
 /*
@@ -433,12 +438,13 @@ static void jit_hints(struct symbolizer *sym)
 
 static int write_outputs(struct profile *prof, const struct record_opts *o, const int *formats)
 {
+	struct output_opts oo = { .per_thread = o->per_thread };
 	int rc = 0;
 
 	for (size_t i = 0; i < o->nr_outputs; i++) {
-		if (output_write(prof, o->outputs[i], formats[i]))
+		if (output_write_opts(prof, o->outputs[i], formats[i], &oo))
 			rc = 1; /* output_write said why */
-		else
+		else if (strcmp(o->outputs[i], "-"))
 			fprintf(stderr, "skyprof: wrote %s\n", o->outputs[i]);
 	}
 	return rc;
@@ -458,7 +464,7 @@ int cmd_record_main(int argc, char **argv)
 	struct run run = { 0 };
 	int formats[OPTS_MAX_OUTPUTS];
 	bool tty = isatty(STDERR_FILENO), timeout = false, targets_gone = false;
-	uint64_t now, last_progress = 0, last_pid_check = 0, duration;
+	uint64_t now, last_progress = 0, last_pid_check = 0, duration, lost;
 	char err[256];
 	size_t nst = 0;
 	int ret, rc = 1;
@@ -573,7 +579,8 @@ int cmd_record_main(int argc, char **argv)
 		child_end(&ch);
 		child_cgroup_remove(&tcg);
 	}
-	summary(&cap, &run, duration, &o, st, nst, why_ended(&cap, &ch, timeout, targets_gone));
+	lost = summary(&cap, &run, duration, &o, st, nst,
+		       why_ended(&cap, &ch, timeout, targets_gone));
 	if (ch.exited && WIFEXITED(ch.status) && WEXITSTATUS(ch.status))
 		fprintf(stderr, "skyprof: the command exited with status %d\n",
 			WEXITSTATUS(ch.status));
@@ -587,6 +594,7 @@ int cmd_record_main(int argc, char **argv)
 					 : "skyprof: warning: no samples (did the target run on a "
 					   "CPU?)\n");
 	profile_set_duration(run.prof, duration);
+	profile_set_lost(run.prof, lost);
 	rc = write_outputs(run.prof, &o, formats);
 	jit_hints(sym);
 

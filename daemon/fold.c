@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Folding a view into merged stack lines; see fold.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,18 @@ int fold_build(struct fold *f, const struct view *v)
 			continue;
 		b.len = 0;
 		r = put_name(&b, view_str(v, s->comm));
+		if (!r && v->per_thread) {
+			/* perf script's comm-tid: one frame per thread under
+			 * its process. */
+			char tid[16];
+
+			snprintf(tid, sizeof(tid), "-%u", s->tid);
+			r = put(&b, ";", 1);
+			if (!r)
+				r = put_name(&b, view_str(v, s->comm));
+			if (!r)
+				r = put(&b, tid, strlen(tid));
+		}
 		w.comm_len = b.len;
 		w.seen_main = false;
 		if (!r)

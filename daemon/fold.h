@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Folded stacks: "comm;user root;...;user leaf;kernel root_[k];...;leaf_[k]"
- * with the samples (on-CPU) or blocked ns (off-CPU) of every sample that
- * folds to the same line summed. The folded output prints them; the flame
- * graph is laid out from them, as flamegraph.pl does.
+ * ("comm;comm-tid;..." with the view's per_thread) with the samples
+ * (on-CPU) or blocked ns (off-CPU) of every sample that folds to the same
+ * line summed. The folded output prints them; the flame graph is laid out
+ * from the same lines, as flamegraph.pl does, so the two always show the
+ * same stacks.
  */
 #ifndef SKYPROF_FOLD_H
 #define SKYPROF_FOLD_H

@@ -177,6 +177,7 @@ enum {
 	OPT_NO_INHERIT,
 	OPT_OFFCPU_MIN,
 	OPT_BUDGET,
+	OPT_PER_THREAD,
 };
 
 static const struct option record_long[] = {
@@ -197,6 +198,7 @@ static const struct option record_long[] = {
 	{ "ring-pages", required_argument, NULL, OPT_RING_PAGES },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -323,6 +325,9 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		return OPTS_OK;
 	case OPT_NO_INHERIT:
 		o->no_inherit = true;
+		return OPTS_OK;
+	case OPT_PER_THREAD:
+		o->per_thread = true;
 		return OPTS_OK;
 	case 'o':
 		if (o->nr_outputs == OPTS_MAX_OUTPUTS)

@@ -59,6 +59,7 @@ struct record_opts {
 	uint32_t max_depth;  /* 0: module default */
 	const char *outputs[OPTS_MAX_OUTPUTS];
 	size_t nr_outputs;
+	bool per_thread; /* --per-thread: folded/SVG split by thread */
 	char **cmd;	 /* NULL-terminated, or NULL */
 	bool no_inherit; /* -- CMD: its own process only, not its children */
 	/* top only */

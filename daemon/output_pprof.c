@@ -6,9 +6,12 @@
  * so the main binaries come first and the kernel last.
  *
  * Values: on-CPU samples/count + cpu/nanoseconds (count x period), off-CPU
- * switches/count + off-cpu/nanoseconds (blocked time); labels pid, tid, comm.
+ * switches/count + off-cpu/nanoseconds (blocked time), a profile of another
+ * kind read back its one chosen value; labels pid, tid, comm. The run's lost
+ * samples, when known, go in a comment "skyprof lost=N".
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -51,7 +54,8 @@ struct pb {
 	PbFunction *funcs;
 	PbFunction **funcp;
 	uint64_t *map_ids; /* view mapping index -> pprof id */
-	int64_t comment;
+	int64_t comment[2];
+	size_t nr_comments;
 };
 
 static void pb_free(struct pb *b)
@@ -89,7 +93,8 @@ static int64_t str(struct pb *b, const char *s)
 static int build(struct pb *b, const struct view *v)
 {
 	bool off = v->meta.kind == PROFILE_OFFCPU;
-	uint64_t period = off ? 1 : v->period;
+	bool other = v->meta.kind == PROFILE_OTHER;
+	uint64_t period = off || other ? 1 : v->period;
 	int64_t k_pid, k_tid, k_comm;
 	size_t nl = 0, nm = 0;
 
@@ -113,9 +118,25 @@ static int build(struct pb *b, const struct view *v)
 	k_pid = str(b, "pid");
 	k_tid = str(b, "tid");
 	k_comm = str(b, "comm");
-	b->comment = str(b, "skyprof " SKYPROF_VERSION);
+	b->comment[0] = str(b, "skyprof " SKYPROF_VERSION);
+	if (v->meta.lost_known) {
+		char lost[48];
+
+		snprintf(lost, sizeof(lost), "skyprof lost=%llu", (unsigned long long)v->meta.lost);
+		b->comment[1] = str(b, lost);
+		b->nr_comments = 2;
+	} else {
+		b->nr_comments = 1;
+	}
+	if (other) {
+		/* A profile of another kind read back: its one chosen value. */
+		b->vt[0].type = v->value_type;
+		b->vt[0].unit = v->value_unit;
+		b->vt[2] = b->vt[0];
+	}
 	if (b->vt[0].type < 0 || b->vt[0].unit < 0 || b->vt[1].type < 0 || b->vt[1].unit < 0 ||
-	    k_pid < 0 || k_tid < 0 || k_comm < 0 || b->comment < 0)
+	    k_pid < 0 || k_tid < 0 || k_comm < 0 || b->comment[0] < 0 ||
+	    b->comment[b->nr_comments - 1] < 0)
 		return -ENOMEM;
 
 	/* Mappings: main binaries, then the rest, then the kernel. */
@@ -201,9 +222,9 @@ static int build(struct pb *b, const struct view *v)
 		perftools__profiles__sample__init(ps);
 		ps->n_location_id = s->nr_locs;
 		ps->location_id = b->locids + s->first_loc;
-		ps->n_value = 2;
+		ps->n_value = other ? 1 : 2;
 		ps->value = b->values + (size_t)i * 2;
-		ps->value[0] = (int64_t)s->count;
+		ps->value[0] = (int64_t)(other ? s->weight : s->count);
 		ps->value[1] = off	? (int64_t)s->weight
 			       : period ? (int64_t)(s->weight * period)
 					: (int64_t)s->weight;
@@ -223,7 +244,7 @@ static int build(struct pb *b, const struct view *v)
 	}
 
 	perftools__profiles__profile__init(&b->prof);
-	b->prof.n_sample_type = 2;
+	b->prof.n_sample_type = other ? 1 : 2;
 	b->prof.sample_type = b->vtp;
 	b->prof.n_sample = v->nr_samples;
 	b->prof.sample = b->samplep;
@@ -238,9 +259,9 @@ static int build(struct pb *b, const struct view *v)
 	b->prof.time_nanos = (int64_t)v->meta.start_ns;
 	b->prof.duration_nanos = (int64_t)v->meta.duration_ns;
 	b->prof.period_type = &b->vt[2];
-	b->prof.period = (int64_t)period;
-	b->prof.n_comment = 1;
-	b->prof.comment = &b->comment;
+	b->prof.period = other ? 0 : (int64_t)period;
+	b->prof.n_comment = b->nr_comments;
+	b->prof.comment = b->comment;
 	return 0;
 }
 

@@ -8,9 +8,18 @@
  * tooltip "func (N samples, P%)" (off-CPU: "func (1.25 ms, P%)"), a <rect> and a truncated
  * <text>; the script (output_svg_script.c) adds zoom and search.
  *
+ * The frames are the folded output's lines (fold.h), so both show the same
+ * stacks. A subtitle gives what the profile knows of its run: rate,
+ * duration, samples and lost samples ("lost n/a" when the source did not
+ * record them).
+ *
  * Colours: user frames a warm palette, kernel frames a blue one, process
- * frames grey-violet; hues come from a hash of the name so the same function
- * has the same colour in every graph.
+ * and thread frames grey-violet; hues come from a hash of the name so the
+ * same function has the same colour in every graph. The differential graph
+ * (report --diff) is laid out from the new profile and coloured by the
+ * change of each frame's share of its profile's total: red grew, blue
+ * shrank, white unchanged; frames only the base has are not drawn (the
+ * folded diff lists them).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fold.h"
 #include "output.h"
 #include "output_svg.h"
 #include "strtab.h"
@@ -31,25 +41,25 @@
 #define MIN_PX	0.1
 #define GLYPH_W 7.2
 
-enum node_type { NODE_USER, NODE_KERNEL, NODE_COMM, NODE_ROOT };
+enum node_type { NODE_USER, NODE_KERNEL, NODE_COMM, NODE_ROOT, NODE_THREAD };
 
 struct node {
-	uint32_t name; /* string index in the view */
+	uint32_t name; /* string index in the tree's names */
 	uint32_t parent;
 	uint32_t depth;
 	uint8_t type;
 	uint64_t value, offset;
+	uint64_t base; /* the base profile's value (differential graph) */
 };
 
 struct tree {
-	const struct view *v;
+	struct strtab names;
 	struct node *n;
 	uint32_t nr, cap;
 	uint64_t *keys; /* open addressing: (parent, name, type) */
 	uint32_t *vals; /* node + 1 */
 	uint32_t nr_slots;
-	uint32_t cur; /* walk state: the node a frame is added under */
-	uint64_t val;
+	uint64_t base_total; /* the base profile's total */
 };
 
 static uint32_t slot_of(uint64_t key, uint32_t n)
@@ -90,7 +100,7 @@ static int rehash(struct tree *t)
 /* The child of parent named name (created if new); -ENOMEM on failure. */
 static int64_t child(struct tree *t, uint32_t parent, uint32_t name, uint8_t type)
 {
-	uint64_t key = (uint64_t)parent << 34 | (uint64_t)name << 2 | type;
+	uint64_t key = (uint64_t)parent << 35 | (uint64_t)name << 3 | type;
 	uint32_t h;
 
 	if ((t->nr + 1) * 2 > t->nr_slots && rehash(t))
@@ -117,45 +127,83 @@ static int64_t child(struct tree *t, uint32_t parent, uint32_t name, uint8_t typ
 	return t->nr++;
 }
 
-static int add_frame(void *arg, uint32_t func, bool kernel)
+static void tree_free(struct tree *t)
 {
-	struct tree *t = arg;
-	int64_t c = child(t, t->cur, t->v->functions[func].name, kernel ? NODE_KERNEL : NODE_USER);
-
-	if (c < 0)
-		return -ENOMEM;
-	t->cur = (uint32_t)c;
-	t->n[c].value += t->val;
-	return 0;
+	strtab_free(&t->names);
+	free(t->n);
+	free(t->keys);
+	free(t->vals);
 }
 
-static int build_tree(struct tree *t, const struct view *v)
+static int tree_init(struct tree *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->v = v;
 	t->cap = 1024;
 	t->n = calloc(t->cap, sizeof(*t->n));
-	if (!t->n)
+	if (!t->n || strtab_init(&t->names))
 		return -ENOMEM;
 	t->nr = 1; /* node 0: "all" */
 	t->n[0].type = NODE_ROOT;
-	for (uint32_t i = 0; i < v->nr_samples; i++) {
-		const struct view_sample *s = &v->samples[i];
-		int64_t c;
+	return 0;
+}
 
-		t->val = view_sample_value(v, s);
-		if (!t->val)
-			continue;
-		t->n[0].value += t->val;
-		c = child(t, 0, s->comm, NODE_COMM);
+/*
+ * Adds one folded line (fold.h) with its value, to the new profile's
+ * values or (base) the base profile's: the graph is laid out from exactly
+ * the lines the folded output prints, so the two never disagree on a
+ * stack. The first frame is the process, the second its thread with
+ * per_thread, "_[k]" marks a kernel frame.
+ */
+static int add_line(struct tree *t, const char *line, uint64_t val, bool per_thread, bool base)
+{
+	static const char ksuf[] = "_[k]";
+	const size_t klen = sizeof(ksuf) - 1;
+	uint32_t cur = 0, depth = 0;
+
+	if (base)
+		t->n[0].base += val;
+	else
+		t->n[0].value += val;
+	while (*line) {
+		const char *end = strchr(line, ';');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		uint8_t type = depth == 0		  ? NODE_COMM
+			       : depth == 1 && per_thread ? NODE_THREAD
+							  : NODE_USER;
+		int64_t name, c;
+
+		if (type == NODE_USER && len > klen && !memcmp(line + len - klen, ksuf, klen)) {
+			type = NODE_KERNEL;
+			len -= klen;
+		}
+		name = strtab_intern_len(&t->names, line, len);
+		if (name < 0)
+			return -ENOMEM;
+		c = child(t, cur, (uint32_t)name, type);
 		if (c < 0)
 			return -ENOMEM;
-		t->n[c].value += t->val;
-		t->cur = (uint32_t)c;
-		if (view_walk_root_first(v, s, add_frame, t))
-			return -ENOMEM;
+		cur = (uint32_t)c;
+		if (base)
+			t->n[cur].base += val;
+		else
+			t->n[cur].value += val;
+		depth++;
+		line += len + (type == NODE_KERNEL ? klen : 0);
+		if (*line == ';')
+			line++;
 	}
 	return 0;
+}
+
+static int add_view(struct tree *t, const struct view *v, bool base)
+{
+	struct fold fo;
+	int r = fold_build(&fo, v);
+
+	for (uint32_t i = 1; !r && i < fo.lines.nr; i++)
+		r = add_line(t, strtab_get(&fo.lines, i), fo.values[i], v->per_thread, base);
+	fold_free(&fo);
+	return r;
 }
 
 static const char *node_name(const struct tree *t, const struct node *n)
@@ -164,7 +212,7 @@ static const char *node_name(const struct tree *t, const struct node *n)
 
 	if (n->type == NODE_ROOT)
 		return "all";
-	s = view_str(t->v, n->name);
+	s = strtab_get(&t->names, n->name);
 	return *s ? s : "[unknown]";
 }
 
@@ -350,6 +398,7 @@ static void colour(const struct node *n, const char *name, char *buf, size_t len
 		snprintf(buf, len, "rgb(200,200,200)");
 		break;
 	case NODE_COMM:
+	case NODE_THREAD:
 		snprintf(buf, len, "rgb(%d,%d,%d)", 170 + (int)(30 * a), 160 + (int)(20 * b), 210);
 		break;
 	case NODE_KERNEL:
@@ -366,37 +415,124 @@ static const char style[] =
 	"<style type=\"text/css\">\n"
 	"\ttext { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
 	"\t#title { text-anchor: middle; font-size: 17px; }\n"
+	"\t#subtitle { text-anchor: middle; fill: rgb(80,80,80); }\n"
 	"\t#search, #reset, #clear { cursor: pointer; }\n"
 	"\tg.f { cursor: pointer; }\n"
 	"\tg.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
 	"\tg.p { opacity: 0.5; }\n"
 	"</style>\n";
 
-int output_svg_write(const struct view *v, FILE *f, const char *title)
+/* A node's share of its profile's total minus its share of the base's:
+ * the differential graph's colour, normalised so that profiles of
+ * different lengths compare. */
+static double delta_share(const struct tree *t, const struct node *n)
+{
+	double now = t->n[0].value ? (double)n->value / (double)t->n[0].value : 0;
+	double was = t->base_total ? (double)n->base / (double)t->base_total : 0;
+
+	return now - was;
+}
+
+/* Red where the share grew, blue where it shrank, the deeper the more it
+ * moved (relative to the largest move), white where it did not. */
+static void diff_colour(double d, double max, char *buf, size_t len)
+{
+	double i = max > 0 ? fabs(d) / max : 0;
+	int c = 250 - (int)(200 * i);
+
+	if (i < 0.005)
+		snprintf(buf, len, "rgb(250,250,250)");
+	else if (d > 0)
+		snprintf(buf, len, "rgb(255,%d,%d)", c, c);
+	else
+		snprintf(buf, len, "rgb(%d,%d,255)", c, c);
+}
+
+static const char *kind_name(const struct view *v)
+{
+	return v->meta.kind == PROFILE_OFFCPU  ? "off-CPU"
+	       : v->meta.kind == PROFILE_OTHER ? view_str(v, v->value_type)
+					       : "on-CPU";
+}
+
+static void put_value(FILE *f, const struct view *v, const char *unit, uint64_t val)
+{
+	if (v->meta.kind == PROFILE_OFFCPU) {
+		put_time(f, val);
+	} else {
+		put_count(f, val);
+		fprintf(f, " %s", unit);
+	}
+}
+
+/* What the profile knows of its run: rate, length, samples, losses. */
+static void put_facts(FILE *f, const struct view *v, const char *unit, uint64_t total)
+{
+	uint64_t count = 0;
+
+	for (uint32_t i = 0; i < v->nr_samples; i++)
+		count += v->samples[i].count;
+	fprintf(f, "%s", kind_name(v));
+	if (v->meta.kind == PROFILE_ONCPU && v->meta.freq_hz)
+		fprintf(f, ", %u Hz", v->meta.freq_hz);
+	if (v->meta.duration_ns)
+		fprintf(f, ", %.2f s", (double)v->meta.duration_ns / 1e9);
+	fputs(", ", f);
+	if (v->meta.kind == PROFILE_OFFCPU) {
+		put_count(f, count);
+		fputs(" switches, ", f);
+		put_time(f, total);
+		fputs(" blocked", f);
+	} else if (v->meta.kind == PROFILE_OTHER) {
+		put_value(f, v, unit, total);
+	} else {
+		put_count(f, total);
+		fputs(" samples", f);
+	}
+	if (v->meta.kind == PROFILE_OTHER)
+		return;
+	if (v->meta.lost_known) {
+		fputs(", ", f);
+		put_count(f, v->meta.lost);
+		fputs(" lost", f);
+	} else {
+		fputs(", lost n/a", f);
+	}
+}
+
+static int write_svg(struct tree *t, const struct view *v, const struct view *base, FILE *f,
+		     const char *title)
 {
 	bool off = v->meta.kind == PROFILE_OFFCPU;
-	const char *unit = off ? "ns" : "samples";
-	struct tree t;
-	double scale;
+	const char *unit = off				   ? "ns"
+			   : v->meta.kind == PROFILE_OTHER ? view_str(v, v->value_unit)
+							   : "samples";
+	double scale, maxdelta = 0;
 	uint32_t maxd = 0;
 	int height, r;
+	char head[96];
 
-	r = build_tree(&t, v);
-	if (!r)
-		r = layout(&t);
+	r = layout(t);
 	if (r)
-		goto out;
-	scale = t.n[0].value ? (WIDTH - 2.0 * PAD) / (double)t.n[0].value : 0;
-	for (uint32_t i = 0; i < t.nr; i++)
-		if (t.n[i].value * scale >= MIN_PX && t.n[i].depth > maxd)
-			maxd = t.n[i].depth;
+		return r;
+	scale = t->n[0].value ? (WIDTH - 2.0 * PAD) / (double)t->n[0].value : 0;
+	for (uint32_t i = 0; i < t->nr; i++) {
+		if (t->n[i].value * scale < MIN_PX)
+			continue;
+		if (t->n[i].depth > maxd)
+			maxd = t->n[i].depth;
+		if (base && fabs(delta_share(t, &t->n[i])) > maxdelta)
+			maxdelta = fabs(delta_share(t, &t->n[i]));
+	}
 	height = TOP + (int)(maxd + 1) * FRAME_H + BOTTOM;
 
 	fprintf(f,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" data-unit=\"%s\" onload=\"fg.init()\">\n",
-		WIDTH, height, WIDTH, height, unit);
+		"height=\"%d\" viewBox=\"0 0 %d %d\" data-unit=\"",
+		WIDTH, height, WIDTH, height);
+	put_xml(f, unit, 64);
+	fputs("\" onload=\"fg.init()\">\n", f);
 	fprintf(f, "<!-- Flame graph written by skyprof. Click a frame to zoom, Ctrl-F to "
 		   "search, Ctrl-I to toggle case, Esc to reset. -->\n");
 	fputs("<defs><linearGradient id=\"bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
@@ -409,10 +545,28 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#bg)\"/>\n", WIDTH,
 		height);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", WIDTH / 2);
-	put_xml(f, off ? "Off-CPU Flame Graph (time blocked)" : "Flame Graph", 64);
+	if (base)
+		snprintf(head, sizeof(head), "Differential Flame Graph");
+	else if (v->meta.kind == PROFILE_OTHER)
+		snprintf(head, sizeof(head), "Flame Graph (%.60s)", view_str(v, v->value_type));
+	else
+		snprintf(head, sizeof(head), "%s",
+			 off ? "Off-CPU Flame Graph (time blocked)" : "Flame Graph");
+	put_xml(f, head, sizeof(head));
 	if (title && *title) {
 		fputs(": ", f);
 		put_xml(f, title, 200);
+	}
+	fputs("</text>\n", f);
+	fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"44\">", WIDTH / 2);
+	if (base) {
+		/* Widths are the new profile; colours the change of share. */
+		put_facts(f, v, unit, t->n[0].value);
+		fputs(" against base ", f);
+		put_facts(f, base, unit, t->base_total);
+		fputs("; red grew, blue shrank", f);
+	} else {
+		put_facts(f, v, unit, t->n[0].value);
 	}
 	fputs("</text>\n", f);
 	fprintf(f, "<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n",
@@ -425,9 +579,9 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n", WIDTH - PAD - 150,
 		height - 12);
 	fputs("<g id=\"frames\">\n", f);
-	for (uint32_t i = 0; i < t.nr; i++) {
-		const struct node *n = &t.n[i];
-		const char *name = node_name(&t, n);
+	for (uint32_t i = 0; i < t->nr; i++) {
+		const struct node *n = &t->n[i];
+		const char *name = node_name(t, n);
 		double x = PAD + (double)n->offset * scale, w = (double)n->value * scale;
 		int y = height - BOTTOM - (int)(n->depth + 1) * FRAME_H;
 		size_t fit = w > 6 ? (size_t)floor((w - 6) / GLYPH_W) : 0;
@@ -435,21 +589,31 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 
 		if (w < MIN_PX)
 			continue;
-		colour(n, name, fill, sizeof(fill));
+		if (base)
+			diff_colour(delta_share(t, n), maxdelta, fill, sizeof(fill));
+		else
+			colour(n, name, fill, sizeof(fill));
 		fputs("<g class=\"f\" data-n=\"", f);
 		put_xml(f, name, SIZE_MAX);
-		fprintf(f, "\" data-o=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%u\"><title>",
+		fprintf(f, "\" data-o=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%u\"",
 			n->offset, n->value, n->depth);
+		if (base)
+			fprintf(f, " data-b=\"%" PRIu64 "\"", n->base);
+		fputs("><title>", f);
 		put_xml(f, name, SIZE_MAX);
 		fputs(" (", f);
-		if (off) {
-			put_time(f, n->value);
-		} else {
-			put_count(f, n->value);
-			fprintf(f, " %s", unit);
+		put_value(f, v, unit, n->value);
+		fprintf(f, ", %.2f%%",
+			t->n[0].value ? 100.0 * (double)n->value / (double)t->n[0].value : 0.0);
+		if (base) {
+			fputs("; base ", f);
+			put_value(f, v, unit, n->base);
+			fprintf(f, ", %.2f%%; %+.2f%%",
+				t->base_total ? 100.0 * (double)n->base / (double)t->base_total
+					      : 0.0,
+				100.0 * delta_share(t, n));
 		}
-		fprintf(f, ", %.2f%%)</title>",
-			t.n[0].value ? 100.0 * (double)n->value / (double)t.n[0].value : 0.0);
+		fputs(")</title>", f);
 		fprintf(f,
 			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
 			"rx=\"2\" ry=\"2\"/><text x=\"%.1f\" y=\"%d\">",
@@ -465,11 +629,35 @@ int output_svg_write(const struct view *v, FILE *f, const char *title)
 		fputs("</text></g>\n", f);
 	}
 	fputs("</g>\n</svg>\n", f);
-	if (ferror(f))
-		r = -EIO;
-out:
-	free(t.n);
-	free(t.keys);
-	free(t.vals);
+	return ferror(f) ? -EIO : 0;
+}
+
+int output_svg_write(const struct view *v, FILE *f, const char *title)
+{
+	struct tree t;
+	int r = tree_init(&t);
+
+	if (!r)
+		r = add_view(&t, v, false);
+	if (!r)
+		r = write_svg(&t, v, NULL, f, title);
+	tree_free(&t);
+	return r;
+}
+
+int output_svg_diff_write(const struct view *base, const struct view *v, FILE *f, const char *title)
+{
+	struct tree t;
+	int r = tree_init(&t);
+
+	if (!r)
+		r = add_view(&t, base, true);
+	if (!r)
+		r = add_view(&t, v, false);
+	if (!r) {
+		t.base_total = t.n[0].base;
+		r = write_svg(&t, v, base, f, title);
+	}
+	tree_free(&t);
 	return r;
 }

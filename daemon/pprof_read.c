@@ -174,7 +174,8 @@ static uint64_t func_id(const void *a, size_t i)
 struct ctx {
 	const PbProfile *pb;
 	struct view *v;
-	uint32_t *str; /* file string index -> view string index */
+	uint32_t *str;	    /* file string index -> view string index */
+	size_t value_index; /* PROFILE_OTHER: the value kept */
 	struct idmap maps, locs, funcs;
 	char *err;
 	size_t errlen;
@@ -196,7 +197,9 @@ static int check_strings(struct ctx *c)
 {
 	const PbProfile *pb = c->pb;
 
-	if (!pb->n_string_table || !pb->string_table[0] || pb->string_table[0][0])
+	if (!pb->n_string_table)
+		return fail(c->err, c->errlen, "not a pprof profile (no string table)");
+	if (!pb->string_table[0] || pb->string_table[0][0])
 		return fail(c->err, c->errlen, "string_table[0] is not the empty string");
 	if (pb->n_string_table > UINT32_MAX / 2)
 		return fail(c->err, c->errlen, "string table too large");
@@ -413,6 +416,8 @@ static int copy_samples(struct ctx *c)
 		vs.count = (uint64_t)s->value[0];
 		/* On-CPU the weight is samples; off-CPU the blocked time. */
 		vs.weight = off && s->n_value > 1 ? (uint64_t)s->value[1] : vs.count;
+		if (c->v->meta.kind == PROFILE_OTHER)
+			vs.count = vs.weight = (uint64_t)s->value[c->value_index];
 		if (view_add_sample(c->v, &vs, locs) < 0)
 			r = -ENOMEM;
 	}
@@ -438,7 +443,35 @@ static int convert(struct ctx *c)
 	    (!str_ok(c, pb->period_type->type) || !str_ok(c, pb->period_type->unit)))
 		return fail(c->err, c->errlen, "period type string out of range");
 	t0 = pb->string_table[pb->sample_type[0]->type];
-	c->v->meta.kind = !strcmp(t0, "switches") ? PROFILE_OFFCPU : PROFILE_ONCPU;
+	if (!strcmp(t0, "switches")) {
+		c->v->meta.kind = PROFILE_OFFCPU;
+	} else if (!strcmp(t0, "samples")) {
+		c->v->meta.kind = PROFILE_ONCPU;
+	} else {
+		/* Another kind (a Go heap profile: alloc_objects, alloc_space,
+		 * inuse_objects, inuse_space): one of its values, as go tool
+		 * pprof picks it: default_sample_type, else the last type. */
+		size_t idx = pb->n_sample_type - 1;
+
+		for (size_t i = 0; pb->default_sample_type > 0 && i < pb->n_sample_type; i++)
+			if (pb->sample_type[i]->type == pb->default_sample_type)
+				idx = i;
+		c->v->meta.kind = PROFILE_OTHER;
+		c->value_index = idx;
+		c->v->value_type = S(c, pb->sample_type[idx]->type);
+		c->v->value_unit = S(c, pb->sample_type[idx]->unit);
+	}
+	for (size_t i = 0; i < pb->n_comment; i++) {
+		unsigned long long lost;
+		char tail;
+
+		/* What output_pprof.c writes of a run's losses. */
+		if (str_ok(c, pb->comment[i]) && sscanf(pb->string_table[pb->comment[i]],
+							"skyprof lost=%llu%c", &lost, &tail) == 1) {
+			c->v->meta.lost = lost;
+			c->v->meta.lost_known = true;
+		}
+	}
 	c->v->meta.start_ns = pb->time_nanos > 0 ? (uint64_t)pb->time_nanos : 0;
 	c->v->meta.duration_ns = pb->duration_nanos > 0 ? (uint64_t)pb->duration_nanos : 0;
 	if (c->v->meta.kind == PROFILE_ONCPU && pb->period > 0) {
@@ -464,6 +497,8 @@ int pprof_read_buffer(const uint8_t *buf, size_t len, struct view **out, char *e
 	int r;
 
 	*out = NULL;
+	if (!len)
+		return fail(err, errlen, "empty file, not a pprof profile");
 	if (len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
 		r = gunzip(buf, len, &raw, &rawlen, err, errlen);
 		if (r)

@@ -453,6 +453,16 @@ void profile_set_duration(struct profile *p, uint64_t duration_ns)
 		p->view->meta.duration_ns = duration_ns;
 }
 
+void profile_set_lost(struct profile *p, uint64_t lost)
+{
+	p->meta.lost = lost;
+	p->meta.lost_known = true;
+	if (p->view) {
+		p->view->meta.lost = lost;
+		p->view->meta.lost_known = true;
+	}
+}
+
 const struct profile_meta *profile_get_meta(const struct profile *p)
 {
 	return &p->meta;

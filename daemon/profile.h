@@ -9,6 +9,7 @@
 #ifndef SKYPROF_PROFILE_H
 #define SKYPROF_PROFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -20,6 +21,9 @@ struct profile;
 enum profile_kind {
 	PROFILE_ONCPU,	/* weight = samples; period = 1e9 / freq ns */
 	PROFILE_OFFCPU, /* weight = blocked ns; count = switches */
+	/* A pprof file of another kind (a Go heap profile...): weight = the
+	 * value chosen among its sample types, named by the view. */
+	PROFILE_OTHER,
 };
 
 struct profile_meta {
@@ -27,6 +31,8 @@ struct profile_meta {
 	uint32_t freq_hz;  /* on-CPU sampling frequency */
 	uint64_t start_ns; /* CLOCK_REALTIME of the run start */
 	uint64_t duration_ns;
+	uint64_t lost;	 /* samples the run lost (ring full, ...) */
+	bool lost_known; /* lost is what the source knew, not a default */
 };
 
 struct profile *profile_new(const struct profile_meta *meta, struct symbolizer *sym);
@@ -80,6 +86,8 @@ uint64_t profile_total_value(struct profile *p);
 
 /* The run's length, known only when it ends. */
 void profile_set_duration(struct profile *p, uint64_t duration_ns);
+/* What the run lost, written into the outputs' subtitle and pprof comment. */
+void profile_set_lost(struct profile *p, uint64_t lost);
 const struct profile_meta *profile_get_meta(const struct profile *p);
 
 /*

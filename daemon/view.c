@@ -112,3 +112,18 @@ int view_walk_root_first(const struct view *v, const struct view_sample *s, view
 	}
 	return 0;
 }
+
+uint32_t view_filter(struct view *v,
+		     bool (*keep)(void *arg, const struct view *v, const struct view_sample *s),
+		     void *arg)
+{
+	uint32_t n = 0;
+
+	/* sample_locs stay where they are: a kept sample's first_loc is
+	 * still right, the dropped ones' entries are merely unused. */
+	for (uint32_t i = 0; i < v->nr_samples; i++)
+		if (keep(arg, v, &v->samples[i]))
+			v->samples[n++] = v->samples[i];
+	v->nr_samples = n;
+	return n;
+}

@@ -58,6 +58,12 @@ struct view {
 	struct profile_meta meta;
 	uint64_t period; /* ns per on-CPU sample, 0 unknown */
 	struct strtab strs;
+	/* PROFILE_OTHER: the sample type and unit the weights are (string
+	 * indices), e.g. inuse_space / bytes. */
+	uint32_t value_type, value_unit;
+	/* Folded lines and flame graphs get a "comm-tid" frame under the
+	 * process (--per-thread); pprof has tid labels either way. */
+	bool per_thread;
 
 	struct view_mapping *mappings;
 	uint32_t nr_mappings, cap_mappings;
@@ -87,11 +93,18 @@ int64_t view_add_location(struct view *v, const struct view_location *l);
 int64_t view_add_sample(struct view *v, const struct view_sample *s, const uint32_t *locs);
 
 /* The value a folded line, a flame graph and `top` count: samples on-CPU,
- * blocked ns off-CPU. */
+ * blocked ns off-CPU, the chosen sample type for another kind. */
 static inline uint64_t view_sample_value(const struct view *v, const struct view_sample *s)
 {
-	return v->meta.kind == PROFILE_OFFCPU ? s->weight : s->count;
+	return v->meta.kind == PROFILE_ONCPU ? s->count : s->weight;
 }
+
+/* Keeps only the samples keep() says yes to (the pprof output included);
+ * for a view read from a file (report), not one synced from a live profile,
+ * whose sample i must stay stack i. Returns how many are left. */
+uint32_t view_filter(struct view *v,
+		     bool (*keep)(void *arg, const struct view *v, const struct view_sample *s),
+		     void *arg);
 
 static inline const char *view_str(const struct view *v, uint32_t i)
 {

@@ -253,6 +253,16 @@ static void no_inherit(void **state)
 	assert_int_equal(PARSE(OPTS_TOP, "-a", "--no-inherit"), OPTS_ERROR);
 }
 
+static void per_thread_and_stdout(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--per-thread", "-o", "-"), OPTS_OK);
+	assert_true(o.per_thread);
+	assert_string_equal(o.outputs[0], "-");
+	assert_int_equal(PARSE(OPTS_RECORD, "-a"), OPTS_OK);
+	assert_false(o.per_thread);
+}
+
 static void help_and_unknown(void **state)
 {
 	(void)state;
@@ -293,6 +303,7 @@ int main(void)
 		cmocka_unit_test(dwarf_sizes),
 		cmocka_unit_test(outputs_and_ring),
 		cmocka_unit_test(no_inherit),
+		cmocka_unit_test(per_thread_and_stdout),
 		cmocka_unit_test(help_and_unknown),
 		cmocka_unit_test(top_options),
 	};
