@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "profile.h"
 #include "symbolize.h"
+#include "usage.h"
 
 static void usage(FILE *f)
 {
@@ -125,8 +126,7 @@ int cmd_top_main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	case OPTS_ERROR:
-		fprintf(stderr, "skyprof top: %s\n(see `skyprof top --help`)\n", err);
-		return 2;
+		return usage_fail("top", "%s", err);
 	case OPTS_OK:
 		break;
 	}

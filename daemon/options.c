@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "usage.h"
 
 __attribute__((format(printf, 3, 4))) static enum opts_result fail(char *err, size_t len,
 								   const char *fmt, ...)
@@ -435,13 +436,8 @@ enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct r
 	opterr = 0; /* our messages, one line each */
 	while ((idx = -1, c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
 		if (c == ':' || c == '?') {
-			const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-
-			if (c == ':')
-				return fail(err, errlen, "option '%s' needs a value", name);
-			if (optopt && optopt < 256)
-				return fail(err, errlen, "unknown option '-%c'", optopt);
-			return fail(err, errlen, "unknown option '%s'", name);
+			usage_getopt_message(c, argc, argv, err, errlen);
+			return OPTS_ERROR;
 		}
 		r = one_option(which, c, o, err, errlen);
 		if (r != OPTS_OK)
