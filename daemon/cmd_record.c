@@ -29,6 +29,7 @@
 #include "profile.h"
 #include "unwind_dwarf.h"
 #include "symbolize.h"
+#include "usage.h"
 
 static void usage(FILE *f)
 {
@@ -89,6 +90,9 @@ static void usage(FILE *f)
 }
 
 static volatile sig_atomic_t interrupted;
+/* The outputs' temporary files, for a second Ctrl-C to remove. */
+static struct output_file outs[OPTS_MAX_OUTPUTS];
+static size_t nr_outs;
 
 /*
  * SIGCHLD only needs to interrupt poll(); the loop then reaps the child. The
@@ -102,6 +106,9 @@ static void on_signal(int sig)
 	if (sig == SIGCHLD)
 		return;
 	if (interrupted) {
+		for (size_t i = 0; i < nr_outs; i++)
+			if (outs[i].tmp)
+				unlink(outs[i].tmp);
 		sigaction(sig, &dfl, NULL);
 		raise(sig);
 	}
@@ -431,17 +438,23 @@ static void jit_hints(struct symbolizer *sym)
 			h.more);
 }
 
-static int write_outputs(struct profile *prof, const struct record_opts *o, const int *formats)
+static int write_outputs(struct profile *prof)
 {
 	int rc = 0;
 
-	for (size_t i = 0; i < o->nr_outputs; i++) {
-		if (output_write(prof, o->outputs[i], formats[i]))
-			rc = 1; /* output_write said why */
+	for (size_t i = 0; i < nr_outs; i++) {
+		if (output_commit(prof, &outs[i]))
+			rc = 1; /* output_commit said why, and where it kept it */
 		else
-			fprintf(stderr, "skyprof: wrote %s\n", o->outputs[i]);
+			fprintf(stderr, "skyprof: wrote %s\n", outs[i].path);
 	}
 	return rc;
+}
+
+static void discard_outputs(void)
+{
+	for (size_t i = 0; i < nr_outs; i++)
+		output_discard(&outs[i]);
 }
 
 int cmd_record_main(int argc, char **argv)
@@ -456,7 +469,6 @@ int cmd_record_main(int argc, char **argv)
 	struct profile_meta meta = { 0 };
 	struct symbolizer *sym = NULL;
 	struct run run = { 0 };
-	int formats[OPTS_MAX_OUTPUTS];
 	bool tty = isatty(STDERR_FILENO), timeout = false, targets_gone = false;
 	uint64_t now, last_progress = 0, last_pid_check = 0, duration;
 	char err[256];
@@ -468,15 +480,25 @@ int cmd_record_main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	case OPTS_ERROR:
-		fprintf(stderr, "skyprof record: %s\n(see `skyprof record --help`)\n", err);
-		return 2;
+		return usage_fail("record", "%s", err);
 	case OPTS_OK:
 		break;
 	}
+	/* As perf does: an output that cannot be written fails before the
+	 * module is asked for anything, not after the run. */
 	for (size_t i = 0; i < o.nr_outputs; i++) {
-		formats[i] = output_format_from_path(o.outputs[i]);
-		if (formats[i] < 0)
-			return 2; /* it said why */
+		int f = output_format_from_path(o.outputs[i]);
+
+		if (f < 0) {
+			discard_outputs();
+			return usage_fail("record", "%s: unknown output format; use %s",
+					  o.outputs[i], OUTPUT_FORMATS);
+		}
+		if (output_open(&outs[nr_outs], o.outputs[i], f, err, sizeof(err))) {
+			discard_outputs();
+			return usage_fail("record", "%s", err);
+		}
+		nr_outs++;
 	}
 
 	install_signals();
@@ -587,10 +609,11 @@ int cmd_record_main(int argc, char **argv)
 					 : "skyprof: warning: no samples (did the target run on a "
 					   "CPU?)\n");
 	profile_set_duration(run.prof, duration);
-	rc = write_outputs(run.prof, &o, formats);
+	rc = write_outputs(run.prof);
 	jit_hints(sym);
 
 out:
+	discard_outputs(); /* those not written: the run failed */
 	free(st);
 	capture_close(&cap);
 	if (o.cmd) {

@@ -17,6 +17,7 @@
 #include "output.h"
 #include "pprof_read.h"
 #include "profile.h"
+#include "usage.h"
 #include "view.h"
 
 #define MAX_OUTPUTS 16
@@ -75,6 +76,7 @@ int cmd_report_main(int argc, char **argv)
 	};
 	const char *outputs[MAX_OUTPUTS];
 	int formats[MAX_OUTPUTS];
+	struct output_file outs[MAX_OUTPUTS];
 	size_t nr_out = 0, top = 20;
 	bool top_given = false;
 	struct view *v = NULL;
@@ -82,33 +84,29 @@ int cmd_report_main(int argc, char **argv)
 	char err[256] = "";
 	int c, r, rc = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	optind = 0; /* glibc: full reinitialisation */
+	opterr = 0; /* usage_getopt_fail's message instead */
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': {
 			char *end;
 			unsigned long n = strtoul(optarg, &end, 10);
 
-			if (!*optarg || *end || n == 0 || n > 100000) {
-				fprintf(stderr,
-					"skyprof report: --top wants a number from 1 to 100000, "
-					"not '%s'\n",
-					optarg);
-				return 2;
-			}
+			if (!*optarg || *end || n == 0 || n > 100000)
+				return usage_fail("report",
+						  "--top: '%s' is not a number in 1..100000",
+						  optarg);
 			top = n;
 			top_given = true;
 			break;
 		}
 		case 'o':
-			if (nr_out == MAX_OUTPUTS) {
-				fprintf(stderr, "skyprof report: at most %d -o outputs\n",
-					MAX_OUTPUTS);
-				return 2;
-			}
+			if (nr_out == MAX_OUTPUTS)
+				return usage_fail("report", "-o: at most %d outputs", MAX_OUTPUTS);
 			r = output_format_from_path(optarg);
 			if (r < 0)
-				return 2;
+				return usage_fail("report", "%s: unknown output format; use %s",
+						  optarg, OUTPUT_FORMATS);
 			formats[nr_out] = r;
 			outputs[nr_out++] = optarg;
 			break;
@@ -116,32 +114,39 @@ int cmd_report_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return usage_getopt_fail("report", c, argc, argv);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "skyprof report: %s\n",
-			optind >= argc ? "which profile? give one FILE" : "give exactly one FILE");
-		usage(stderr);
-		return 2;
+	if (optind != argc - 1)
+		return usage_fail("report", "%s",
+				  optind >= argc ? "which profile? give one FILE"
+						 : "give exactly one FILE");
+	/* outputs that cannot be written fail before the input is read */
+	for (size_t i = 0; i < nr_out; i++) {
+		if (output_open(&outs[i], outputs[i], formats[i], err, sizeof(err))) {
+			while (i--)
+				output_discard(&outs[i]);
+			return usage_fail("report", "%s", err);
+		}
 	}
 	r = pprof_read_file(argv[optind], &v, err, sizeof(err));
-	if (r) {
-		fprintf(stderr, "skyprof report: %s: %s\n", argv[optind], err);
-		return 1;
-	}
-	p = profile_from_view(v);
+	p = r ? NULL : profile_from_view(v);
 	if (!p) {
-		view_free(v);
-		free(v);
-		fprintf(stderr, "skyprof report: out of memory\n");
+		if (r) {
+			fprintf(stderr, "skyprof report: %s: %s\n", argv[optind], err);
+		} else {
+			view_free(v);
+			free(v);
+			fprintf(stderr, "skyprof report: out of memory\n");
+		}
+		for (size_t i = 0; i < nr_out; i++)
+			output_discard(&outs[i]);
 		return 1;
 	}
 	if (!nr_out || top_given)
 		print_top(p, argv[optind], top);
 	for (size_t i = 0; i < nr_out; i++)
-		if (output_write(p, outputs[i], formats[i]))
+		if (output_commit(p, &outs[i]))
 			rc = 1;
 	profile_free(p);
 	return rc;

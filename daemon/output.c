@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Output dispatch: format from the file name, atomic write. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "output.h"
 #include "profile.h"
@@ -28,10 +30,6 @@ int output_format_from_path(const char *path)
 		return OUTPUT_SVG;
 	if (ends_with(path, ".json"))
 		return OUTPUT_JSON;
-	fprintf(stderr,
-		"skyprof: %s: unknown output format; use .pb.gz or .pprof (pprof), "
-		".folded, .svg or .json\n",
-		path);
 	return -EINVAL;
 }
 
@@ -42,59 +40,174 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-int output_write(struct profile *p, const char *path, int format)
+/* A new file beside path (O_EXCL: a second -o of the same name gets its own). */
+static int create_tmp(struct output_file *of)
 {
-	struct view *v = profile_view(p);
-	char *tmp = NULL;
-	FILE *f;
+	for (unsigned int i = 0; i < 100; i++) {
+		free(of->tmp);
+		of->tmp = NULL;
+		if (asprintf(&of->tmp, "%s.tmp.%d.%u", of->path, (int)getpid(), i) < 0)
+			return -ENOMEM;
+		of->fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (of->fd >= 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	return -errno;
+}
+
+int output_open(struct output_file *of, const char *path, int format, char *err, size_t errlen)
+{
+	struct stat st;
 	int r;
 
-	if (!v) {
-		fprintf(stderr, "skyprof: %s: out of memory while symbolizing\n", path);
-		return -ENOMEM;
-	}
-	/* Symbolizing is over before encoding starts: the encoders' memory
-	 * then does not add to libdw's. */
-	profile_view_done(p);
+	memset(of, 0, sizeof(*of));
+	of->fd = -1;
+	of->path = path;
+	of->format = format;
 	if (format < OUTPUT_PPROF || format > OUTPUT_JSON) {
-		fprintf(stderr, "skyprof: %s: invalid output format %d\n", path, format);
+		snprintf(err, errlen, "%s: unknown output format; use %s", path, OUTPUT_FORMATS);
 		return -EINVAL;
 	}
-	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
-		return -ENOMEM;
-	f = fopen(tmp, "we");
-	if (!f) {
-		r = -errno;
-		fprintf(stderr, "skyprof: cannot write %s: %s\n", path, strerror(-r));
-		free(tmp);
+	/* what rename would refuse at the end, refused now */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(EISDIR));
+		return -EISDIR;
+	}
+	r = create_tmp(of);
+	if (r) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-r));
+		free(of->tmp);
+		of->tmp = NULL;
 		return r;
 	}
+	return 0;
+}
+
+void output_discard(struct output_file *of)
+{
+	if (of->fd >= 0)
+		close(of->fd);
+	of->fd = -1;
+	if (of->tmp)
+		unlink(of->tmp);
+	free(of->tmp);
+	of->tmp = NULL;
+}
+
+static int encode(const struct view *v, FILE *f, const char *path, int format)
+{
 	switch (format) {
 	case OUTPUT_PPROF:
-		r = output_pprof_write(v, f);
-		break;
+		return output_pprof_write(v, f);
 	case OUTPUT_FOLDED:
-		r = output_folded_write(v, f);
-		break;
+		return output_folded_write(v, f);
 	case OUTPUT_SVG:
-		r = output_svg_write(v, f, base_name(path));
-		break;
+		return output_svg_write(v, f, base_name(path));
 	default:
-		r = output_json_write(v, f, base_name(path));
-		break;
+		return output_json_write(v, f, base_name(path));
 	}
+}
+
+/* Encodes into fd (closed in any case); 0 or -errno. */
+static int write_fd(const struct view *v, int fd, const char *path, int format)
+{
+	FILE *f = fdopen(fd, "w");
+	int r;
+
+	if (!f) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	errno = 0;
+	r = encode(v, f, path, format);
+	/* the writers see a failed write as EIO; the write itself said why */
+	if (r == -EIO && ferror(f) && errno && errno != EIO)
+		r = -errno;
 	if (fflush(f) && !r)
 		r = -errno;
 	if (ferror(f) && !r)
 		r = -EIO;
 	if (fclose(f) && !r)
 		r = -errno;
-	if (!r && rename(tmp, path))
+	return r;
+}
+
+/*
+ * The directory filled up (or went away) while the run went on: the profile
+ * is still in memory, so it goes where there is room, under its own name,
+ * rather than nowhere.
+ */
+static void keep_elsewhere(const struct view *v, const struct output_file *of, int why)
+{
+	const char *dir = getenv("TMPDIR");
+	char *alt = NULL;
+	int fd, r;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&alt, "%s/skyprof-%d-%s", dir, (int)getpid(), base_name(of->path)) < 0) {
+		fprintf(stderr, "skyprof: cannot write %s: %s; nothing kept\n", of->path,
+			strerror(-why));
+		return;
+	}
+	fd = open(alt, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	r = fd < 0 ? -errno : write_fd(v, fd, of->path, of->format);
+	if (!r) {
+		fprintf(stderr, "skyprof: cannot write %s: %s; kept it as %s\n", of->path,
+			strerror(-why), alt);
+	} else {
+		if (fd >= 0)
+			unlink(alt);
+		fprintf(stderr, "skyprof: cannot write %s: %s; nor %s: %s\n", of->path,
+			strerror(-why), alt, strerror(-r));
+	}
+	free(alt);
+}
+
+int output_commit(struct profile *p, struct output_file *of)
+{
+	struct view *v = profile_view(p);
+	int r;
+
+	if (!v) {
+		fprintf(stderr, "skyprof: %s: out of memory while symbolizing\n", of->path);
+		output_discard(of);
+		return -ENOMEM;
+	}
+	/* Symbolizing is over before encoding starts: the encoders' memory
+	 * then does not add to libdw's. */
+	profile_view_done(p);
+	if (of->fd < 0) {
+		output_discard(of);
+		return -EBADF;
+	}
+	r = write_fd(v, of->fd, of->path, of->format);
+	of->fd = -1;
+	if (!r && rename(of->tmp, of->path))
 		r = -errno;
 	if (r) {
-		fprintf(stderr, "skyprof: cannot write %s: %s\n", path, strerror(-r));
-		unlink(tmp);
+		/* the partial file goes first: it holds the room the rescue needs */
+		output_discard(of);
+		keep_elsewhere(v, of, r);
+		return r;
 	}
-	free(tmp);
-	return r;
+	free(of->tmp);
+	of->tmp = NULL;
+	return 0;
+}
+
+int output_write(struct profile *p, const char *path, int format)
+{
+	struct output_file of;
+	char err[512];
+	int r = output_open(&of, path, format, err, sizeof(err));
+
+	if (r) {
+		fprintf(stderr, "skyprof: %s\n", err);
+		return r;
+	}
+	return output_commit(p, &of);
 }

@@ -23,14 +23,39 @@ enum output_format {
 	OUTPUT_JSON,
 };
 
-/* An enum output_format, or -EINVAL with a message on stderr. */
+#define OUTPUT_FORMATS ".pb.gz or .pprof (pprof), .folded, .svg or .json"
+
+/* An enum output_format, or -EINVAL (the name says none: see OUTPUT_FORMATS). */
 int output_format_from_path(const char *path);
 
 /*
- * Writes p to path (through a temporary file renamed into place, so a
- * reader never sees half a profile). Returns 0, or -errno with a message on
- * stderr.
+ * An output, opened before anything is measured: a temporary file in the
+ * destination's directory, renamed into place once written, so that a
+ * directory that cannot be written fails at once and a reader never sees
+ * half a profile.
  */
+struct output_file {
+	const char *path; /* not copied */
+	char *tmp;	  /* path.tmp.PID.N; NULL once renamed or discarded */
+	int fd;
+	int format;
+};
+
+/* Creates the temporary file. 0, or -errno with "cannot write PATH: why" in err. */
+int output_open(struct output_file *of, const char *path, int format, char *err, size_t errlen);
+
+/*
+ * Writes p into it and renames it into place. When that fails (the disk
+ * filled up meanwhile), the partial file is removed and the profile written
+ * to $TMPDIR (or /tmp) as skyprof-PID-NAME instead; stderr says where.
+ * Returns 0, or the -errno of the failed write.
+ */
+int output_commit(struct profile *p, struct output_file *of);
+
+/* Removes the temporary file (an error before anything was written). */
+void output_discard(struct output_file *of);
+
+/* output_open and output_commit at once, messages on stderr. */
 int output_write(struct profile *p, const char *path, int format);
 
 /* The writers, to an open stream; 0 or -errno. */
