@@ -31,10 +31,14 @@ static void usage(FILE *f)
 	      "\n"
 	      "  --top N      print the N functions with the most self time (default 20;\n"
 	      "               with -o, only when --top is given)\n"
-	      "  -o OUTPUT    write the profile to OUTPUT, format by extension: .pb.gz or\n"
+	      "  -o, --output OUTPUT\n"
+	      "               write the profile to OUTPUT, format by extension: .pb.gz or\n"
 	      "               .pprof (pprof), .folded, .svg (flame graph), .json\n"
 	      "               (speedscope); may be repeated\n"
-	      "  -h, --help   this text\n",
+	      "  -h, --help   this text\n"
+	      "\n"
+	      "Exit status: 0 done, 1 failure, 2 bad usage (an OUTPUT that cannot be\n"
+	      "written is found before FILE is read).\n",
 	      f);
 }
 

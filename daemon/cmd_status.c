@@ -24,6 +24,8 @@ static void usage(FILE *f)
 		   "what this kernel lets it do, its limits and how many sessions run. With\n"
 		   "SESSION_ID, also that session's per-CPU counters.\n"
 		   "\n"
+		   "  -h, --help   this text\n"
+		   "\n"
 		   "Exit status: 0 the module is usable, 1 it is missing, too old or\n"
 		   "unreachable, 2 bad usage.\n");
 }
