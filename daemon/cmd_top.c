@@ -26,8 +26,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: skyprof top [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d SECONDS]\n"
 		"                   [-n LINES] [--clock auto|perf|perf-hw|perf-sw|hrtimer]\n"
-		"                   [-g | --call-graph fp|dwarf[,BYTES]] [--no-kernel | --no-user]\n"
-		"                   [--max-depth N] [--ring-pages N]\n"
+		"                   [-g | --call-graph fp|dwarf[,BYTES]]\n"
+		"                   [--no-kernel | --no-user] [--max-depth N] [--ring-pages N]\n"
 		"\n"
 		"Samples like `skyprof record` and shows, refreshed every few seconds, the\n"
 		"functions with the most samples of their own (self) and with those of their\n"
