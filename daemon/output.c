@@ -40,14 +40,25 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* The name is cleared before it is freed: record's signal handler may read it. */
+static void drop_tmp(struct output_file *of)
+{
+	char *t = of->tmp;
+
+	of->tmp = NULL;
+	free(t);
+}
+
 /* A new file beside path (O_EXCL: a second -o of the same name gets its own). */
 static int create_tmp(struct output_file *of)
 {
 	for (unsigned int i = 0; i < 100; i++) {
-		free(of->tmp);
-		of->tmp = NULL;
-		if (asprintf(&of->tmp, "%s.tmp.%d.%u", of->path, (int)getpid(), i) < 0)
+		char *t;
+
+		drop_tmp(of);
+		if (asprintf(&t, "%s.tmp.%d.%u", of->path, (int)getpid(), i) < 0)
 			return -ENOMEM;
+		of->tmp = t;
 		of->fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (of->fd >= 0)
 			return 0;
@@ -78,8 +89,7 @@ int output_open(struct output_file *of, const char *path, int format, char *err,
 	r = create_tmp(of);
 	if (r) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-r));
-		free(of->tmp);
-		of->tmp = NULL;
+		drop_tmp(of);
 		return r;
 	}
 	return 0;
@@ -92,8 +102,7 @@ void output_discard(struct output_file *of)
 	of->fd = -1;
 	if (of->tmp)
 		unlink(of->tmp);
-	free(of->tmp);
-	of->tmp = NULL;
+	drop_tmp(of);
 }
 
 static int encode(const struct view *v, FILE *f, const char *path, int format)
@@ -194,8 +203,7 @@ int output_commit(struct profile *p, struct output_file *of)
 		keep_elsewhere(v, of, r);
 		return r;
 	}
-	free(of->tmp);
-	of->tmp = NULL;
+	drop_tmp(of);
 	return 0;
 }
 
