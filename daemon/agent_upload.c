@@ -26,12 +26,14 @@ struct delta_entry {
 	uint64_t cur_count, cur_weight;
 	uint32_t sample; /* a view sample with these symbols */
 	uint32_t gen;
+	int32_t id; /* stackId: this stack's number within the task */
 };
 
 struct delta_table {
 	struct delta_entry *v;
 	size_t n, cap; /* cap: power of two */
 	uint32_t gen;
+	int32_t last_id;
 };
 
 struct delta_table *delta_table_new(void)
@@ -173,6 +175,11 @@ static struct delta_entry *lookup(struct delta_table *t, char *key, uint64_t has
 		}
 	t->v[j].key = key;
 	t->v[j].hash = hash;
+	/* The OAP keys a record on (task, "kernelId_userId", upload time): two
+	 * stacks with one id in one upload overwrite each other, so ids are
+	 * handed out in order rather than hashed. Past INT32_MAX stacks (more
+	 * than memory holds) they would repeat. */
+	t->v[j].id = t->last_id < INT32_MAX ? ++t->last_id : INT32_MAX;
 	t->n++;
 	return &t->v[j];
 }
@@ -217,17 +224,15 @@ static int encode(const struct view *v, const struct delta_entry *e,
 	sample_frames(v, &v->samples[e->sample], f);
 	if (f->nk) {
 		ks.stacktype = SKYWALKING__V3__EBPFPROFILING_STACK_TYPE__PROCESS_KERNEL_SPACE;
-		/* stackId is only stored by the OAP; a stable number per stack does */
-		ks.stackid =
-			(int32_t)(fnv(1469598103934665603ull, e->key, strcspn(e->key, "\001")) &
-				  0x7fffffff);
+		/* unique within the task and stable across its flushes (lookup) */
+		ks.stackid = e->id;
 		ks.n_stacksymbols = f->nk;
 		ks.stacksymbols = (char **)f->kernel;
 		stacks[ns++] = &ks;
 	}
 	if (f->nu) {
 		us.stacktype = SKYWALKING__V3__EBPFPROFILING_STACK_TYPE__PROCESS_USER_SPACE;
-		us.stackid = (int32_t)(e->hash & 0x7fffffff);
+		us.stackid = e->id;
 		us.n_stacksymbols = f->nu;
 		us.stacksymbols = (char **)f->user;
 		stacks[ns++] = &us;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent_cmon.h"
@@ -36,6 +37,7 @@
 #include "commands.h"
 #include "config_agent.h"
 #include "random_bytes.h"
+#include "usage.h"
 
 #define DEFAULT_CONFIG "/etc/skyprof/agent.yaml"
 #define MAX_RUNS       8
@@ -62,6 +64,46 @@ static void usage(FILE *f)
 		"SIGTERM/SIGINT stop it: running tasks end with a final upload. The config\n"
 		"schema is in docs/agent.md.\n",
 		DEFAULT_CONFIG);
+}
+
+/*
+ * Without an OAP the profiles go to the spool directory: one that cannot be
+ * written is found at the start, not after the first task ran for nothing.
+ * A file is made and removed in it, as access() says yes to root even where
+ * nothing can be written (a read-only mount). --check makes no directory:
+ * for a missing one, the parent is what must be writable.
+ */
+static int spool_dir_check(const char *dir, bool create, char *err, size_t errlen)
+{
+	char *probe = NULL, *slash;
+	int fd, r = 0;
+
+	if (create && mkdir(dir, 0750) && errno != EEXIST) {
+		r = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-r));
+		return r;
+	}
+	if (asprintf(&probe, "%s/.skyprof-check.XXXXXX", dir) < 0)
+		return -ENOMEM;
+	if (!create && access(dir, F_OK) && errno == ENOENT) {
+		/* the parent, then: ".../spool/.skyprof-check" -> ".../.skyprof-check" */
+		slash = strrchr(dir, '/');
+		free(probe);
+		probe = NULL;
+		if (asprintf(&probe, "%.*s/.skyprof-check.XXXXXX", slash ? (int)(slash - dir) : 1,
+			     slash ? dir : ".") < 0)
+			return -ENOMEM;
+	}
+	fd = mkstemp(probe);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot write into %s: %s", dir, strerror(-r));
+	} else {
+		close(fd);
+		unlink(probe);
+	}
+	free(probe);
+	return r;
 }
 
 static volatile sig_atomic_t stopping;
@@ -516,8 +558,9 @@ int cmd_agent_main(int argc, char **argv)
 	size_t nin;
 	int opt, r;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+	optind = 0; /* glibc: full reinitialisation */
+	opterr = 0; /* usage_getopt_fail's message instead */
+	while ((opt = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			config = optarg;
@@ -532,24 +575,14 @@ int cmd_agent_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "(see `skyprof agent --help`)\n");
-			return 2;
+			return usage_getopt_fail("agent", opt, argc, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr,
-			"skyprof agent: unexpected argument '%s'\n(see `skyprof agent "
-			"--help`)\n",
-			argv[optind]);
-		return 2;
-	}
-	if (level && log_level_parse(level) < 0) {
-		fprintf(stderr,
-			"skyprof agent: --log-level: '%s' is not error, warn, info or "
-			"debug\n",
-			level);
-		return 2;
-	}
+	if (optind < argc)
+		return usage_fail("agent", "unexpected argument '%s'", argv[optind]);
+	if (level && log_level_parse(level) < 0)
+		return usage_fail("agent", "--log-level: '%s' is not error, warn, info or debug",
+				  level);
 	if (!config && access(DEFAULT_CONFIG, R_OK) == 0)
 		config = DEFAULT_CONFIG;
 	if (config)
@@ -557,11 +590,23 @@ int cmd_agent_main(int argc, char **argv)
 	else
 		r = config_load_string(&a.cfg, "", 0, err, sizeof(err));
 	if (r) {
-		log_error("config %s: %s", config ? config : "(defaults)", err);
+		/* a file that cannot be read as one is a usage error; its content is not */
+		bool file = config_error_is_file(r);
+
+		if (file)
+			usage_fail("agent", "%s", err);
+		else
+			log_error("config %s: %s", config ? config : "(defaults)", err);
+		config_free(&a.cfg);
+		return file ? USAGE_EXIT : 1;
+	}
+	log_set_level(level ? log_level_parse(level) : a.cfg.log_level);
+	if (!a.cfg.backend.addr &&
+	    spool_dir_check(a.cfg.skyprof.spool_dir, !check_only, err, sizeof(err))) {
+		log_error("skyprof.spool_dir: %s", err);
 		config_free(&a.cfg);
 		return 1;
 	}
-	log_set_level(level ? log_level_parse(level) : a.cfg.log_level);
 	if (check_only) {
 		printf("%s: ok (%u warnings): %s, %zu finders, on-CPU at %u Hz\n",
 		       config ? config : "(defaults)", a.cfg.nr_warnings,

@@ -29,15 +29,17 @@
 #include "profile.h"
 #include "unwind_dwarf.h"
 #include "symbolize.h"
+#include "usage.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: skyprof record [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d "
-		"SECONDS]\n"
-		"                      [--clock auto|perf|hrtimer] [--offcpu [--offcpu-min=TIME]]\n"
-		"                      [--dwarf[=BYTES]] [--no-kernel | --no-user] [-o FILE]...\n"
-		"                      [-- CMD [ARGS...]]\n"
+		"usage: skyprof record [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d TIME]\n"
+		"                      [--clock auto|perf|perf-hw|perf-sw|hrtimer]\n"
+		"                      [--offcpu [--offcpu-min TIME]] [--budget PCT]\n"
+		"                      [--dwarf[=BYTES] | -g | --call-graph fp|dwarf[,BYTES]]\n"
+		"                      [--no-kernel | --no-user] [--max-depth N] [--ring-pages N]\n"
+		"                      [-o FILE]... [--no-inherit] [-- CMD [ARGS...]]\n"
 		"\n"
 		"Samples stacks (kernel and user) and writes them, symbolized, to each FILE;\n"
 		"the format follows the extension: .pb.gz or .pprof (pprof), .folded or\n"
@@ -51,7 +53,7 @@ static void usage(FILE *f)
 		"Targets (one of them, or a command):\n"
 		"  -p, --pid PID[,PID...]  these processes (a thread id means its process);\n"
 		"                          may be repeated; ends when all have exited\n"
-		"  -a, --all               every task on every CPU, kernel threads included\n"
+		"  -a, --all, --all-cpus   every task on every CPU, kernel threads included\n"
 		"  --cgroup PATH           tasks in a cgroup v2 group: its directory\n"
 		"                          (/sys/fs/cgroup/system.slice/x.service) or its path in\n"
 		"                          the hierarchy (/system.slice/x.service)\n"
@@ -74,11 +76,15 @@ static void usage(FILE *f)
 		"counted\n"
 		"  --dwarf[=BYTES]         also copy BYTES of user stack per sample (default %d)\n"
 		"                          for DWARF unwinding of code without frame pointers\n"
+		"  -g                      a call graph: what skyprof always records (as perf's)\n"
+		"  --call-graph fp|dwarf[,BYTES]\n"
+		"                          fp: frame pointers (the default); dwarf: --dwarf\n"
 		"  --no-kernel, --no-user  leave out the kernel or the user stack\n"
 		"  --max-depth N           frames per stack (1..%d)\n"
 		"  --ring-pages N          ring size per CPU in pages (power of two; default\n"
 		"                          %d, with --dwarf enough for half a second)\n"
-		"  -o, --output FILE       write FILE; may be repeated\n"
+		"  -o, --output FILE       write FILE; may be repeated. Each is created (as a\n"
+		"                          temporary file beside it) before the run starts\n"
 		"  --per-thread            folded stacks and flame graph: a comm-tid frame\n"
 		"                          under each process\n"
 		"  -h, --help              this text\n"
@@ -92,6 +98,9 @@ static void usage(FILE *f)
 }
 
 static volatile sig_atomic_t interrupted;
+/* The outputs' temporary files, for a second Ctrl-C to remove. */
+static struct output_file outs[OPTS_MAX_OUTPUTS];
+static size_t nr_outs;
 
 /*
  * SIGCHLD only needs to interrupt poll(); the loop then reaps the child. The
@@ -105,6 +114,9 @@ static void on_signal(int sig)
 	if (sig == SIGCHLD)
 		return;
 	if (interrupted) {
+		for (size_t i = 0; i < nr_outs; i++)
+			if (outs[i].tmp)
+				unlink(outs[i].tmp);
 		sigaction(sig, &dfl, NULL);
 		raise(sig);
 	}
@@ -436,18 +448,24 @@ static void jit_hints(struct symbolizer *sym)
 			h.more);
 }
 
-static int write_outputs(struct profile *prof, const struct record_opts *o, const int *formats)
+static int write_outputs(struct profile *prof, const struct record_opts *o)
 {
 	struct output_opts oo = { .per_thread = o->per_thread };
 	int rc = 0;
 
-	for (size_t i = 0; i < o->nr_outputs; i++) {
-		if (output_write_opts(prof, o->outputs[i], formats[i], &oo))
-			rc = 1; /* output_write said why */
-		else if (strcmp(o->outputs[i], "-"))
-			fprintf(stderr, "skyprof: wrote %s\n", o->outputs[i]);
+	for (size_t i = 0; i < nr_outs; i++) {
+		if (output_commit_opts(prof, &outs[i], &oo))
+			rc = 1; /* output_commit said why, and where it kept it */
+		else if (strcmp(outs[i].path, "-"))
+			fprintf(stderr, "skyprof: wrote %s\n", outs[i].path);
 	}
 	return rc;
+}
+
+static void discard_outputs(void)
+{
+	for (size_t i = 0; i < nr_outs; i++)
+		output_discard(&outs[i]);
 }
 
 int cmd_record_main(int argc, char **argv)
@@ -462,7 +480,6 @@ int cmd_record_main(int argc, char **argv)
 	struct profile_meta meta = { 0 };
 	struct symbolizer *sym = NULL;
 	struct run run = { 0 };
-	int formats[OPTS_MAX_OUTPUTS];
 	bool tty = isatty(STDERR_FILENO), timeout = false, targets_gone = false;
 	uint64_t now, last_progress = 0, last_pid_check = 0, duration, lost;
 	char err[256];
@@ -474,15 +491,25 @@ int cmd_record_main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	case OPTS_ERROR:
-		fprintf(stderr, "skyprof record: %s\n(see `skyprof record --help`)\n", err);
-		return 2;
+		return usage_fail("record", "%s", err);
 	case OPTS_OK:
 		break;
 	}
+	/* As perf does: an output that cannot be written fails before the
+	 * module is asked for anything, not after the run. */
 	for (size_t i = 0; i < o.nr_outputs; i++) {
-		formats[i] = output_format_from_path(o.outputs[i]);
-		if (formats[i] < 0)
-			return 2; /* it said why */
+		int f = output_format_from_path(o.outputs[i]);
+
+		if (f < 0) {
+			discard_outputs();
+			return usage_fail("record", "%s: unknown output format; use %s",
+					  o.outputs[i], OUTPUT_FORMATS);
+		}
+		if (output_open(&outs[nr_outs], o.outputs[i], f, err, sizeof(err))) {
+			discard_outputs();
+			return usage_fail("record", "%s", err);
+		}
+		nr_outs++;
 	}
 
 	install_signals();
@@ -595,10 +622,11 @@ int cmd_record_main(int argc, char **argv)
 					   "CPU?)\n");
 	profile_set_duration(run.prof, duration);
 	profile_set_lost(run.prof, lost);
-	rc = write_outputs(run.prof, &o, formats);
+	rc = write_outputs(run.prof, &o);
 	jit_hints(sym);
 
 out:
+	discard_outputs(); /* those not written: the run failed */
 	free(st);
 	capture_close(&cap);
 	if (o.cmd) {

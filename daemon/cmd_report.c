@@ -21,6 +21,7 @@
 #include "output.h"
 #include "pprof_read.h"
 #include "profile.h"
+#include "usage.h"
 #include "view.h"
 
 #define MAX_OUTPUTS 16
@@ -34,7 +35,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "  --top N          print the N functions with the most self time (default 20;\n"
 	      "                   with -o, only when --top is given)\n"
-	      "  -o OUTPUT        write the profile to OUTPUT, format by extension: .pb.gz or\n"
+	      "  -o, --output OUTPUT\n"
+	      "                   write the profile to OUTPUT, format by extension: .pb.gz or\n"
 	      "                   .pprof (pprof), .folded or .collapsed, .svg (flame graph),\n"
 	      "                   .json (speedscope), - (folded to stdout); may be repeated\n"
 	      "  --pid PID[,PID]  keep only samples of these processes\n"
@@ -50,7 +52,10 @@ static void usage(FILE *f)
 	      "                   flame graph (red grew, blue shrank, by the change of share\n"
 	      "                   of each profile's total), .folded/.collapsed/- lines\n"
 	      "                   \"stack base new\"; .pb.gz and .json are refused\n"
-	      "  -h, --help       this text\n",
+	      "  -h, --help       this text\n"
+	      "\n"
+	      "Exit status: 0 done, 1 failure, 2 bad usage (an OUTPUT that cannot be\n"
+	      "written is found before FILE is read).\n",
 	      f);
 }
 
@@ -327,25 +332,25 @@ int cmd_report_main(int argc, char **argv)
 	};
 	const char *outputs[MAX_OUTPUTS], *diff = NULL;
 	int formats[MAX_OUTPUTS];
-	size_t nr_out = 0, top = 20;
+	struct output_file outs[MAX_OUTPUTS];
+	size_t nr_out = 0, nr_open = 0, top = 20;
 	bool top_given = false;
 	struct output_opts oo = { 0 };
 	struct filter fl = { 0 };
 	struct profile *p = NULL, *base = NULL;
 	int c, r, rc = 2;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	optind = 0; /* glibc: full reinitialisation */
+	opterr = 0; /* usage_getopt_fail's message instead */
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TOP: {
 			char *end;
 			unsigned long n = strtoul(optarg, &end, 10);
 
 			if (!*optarg || *end || n == 0 || n > 100000) {
-				fprintf(stderr,
-					"skyprof report: --top wants a number from 1 to 100000, "
-					"not '%s'\n",
-					optarg);
+				rc = usage_fail("report",
+						"--top: '%s' is not a number in 1..100000", optarg);
 				goto out;
 			}
 			top = n;
@@ -354,13 +359,15 @@ int cmd_report_main(int argc, char **argv)
 		}
 		case 'o':
 			if (nr_out == MAX_OUTPUTS) {
-				fprintf(stderr, "skyprof report: at most %d -o outputs\n",
-					MAX_OUTPUTS);
+				rc = usage_fail("report", "-o: at most %d outputs", MAX_OUTPUTS);
 				goto out;
 			}
 			r = output_format_from_path(optarg);
-			if (r < 0)
+			if (r < 0) {
+				rc = usage_fail("report", "%s: unknown output format; use %s",
+						optarg, OUTPUT_FORMATS);
 				goto out;
+			}
 			formats[nr_out] = r;
 			outputs[nr_out++] = optarg;
 			break;
@@ -368,10 +375,9 @@ int cmd_report_main(int argc, char **argv)
 		case OPT_TID:
 			if (!(c == OPT_PID ? parse_ids(optarg, &fl.pids, &fl.nr_pids)
 					   : parse_ids(optarg, &fl.tids, &fl.nr_tids))) {
-				fprintf(stderr,
-					"skyprof report: --%s wants numbers separated by commas, "
-					"not '%s'\n",
-					c == OPT_PID ? "pid" : "tid", optarg);
+				rc = usage_fail("report",
+						"--%s: '%s' is not numbers separated by commas",
+						c == OPT_PID ? "pid" : "tid", optarg);
 				goto out;
 			}
 			break;
@@ -402,24 +408,33 @@ int cmd_report_main(int argc, char **argv)
 			rc = 0;
 			goto out;
 		default:
-			usage(stderr);
+			rc = usage_getopt_fail("report", c, argc, argv);
 			goto out;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "skyprof report: %s\n",
-			optind >= argc ? "which profile? give one FILE" : "give exactly one FILE");
-		usage(stderr);
+		rc = usage_fail("report", "%s",
+				optind >= argc ? "which profile? give one FILE"
+					       : "give exactly one FILE");
 		goto out;
 	}
 	for (size_t i = 0; diff && i < nr_out; i++)
 		if (!output_format_diffable(formats[i])) {
-			fprintf(stderr,
-				"skyprof report: %s: --diff writes .svg, .folded, .collapsed or "
-				"- only\n",
-				outputs[i]);
+			rc = usage_fail("report",
+					"%s: --diff writes .svg, .folded, .collapsed or - only",
+					outputs[i]);
 			goto out;
 		}
+	/* outputs that cannot be written fail before the input is read */
+	for (; nr_open < nr_out; nr_open++) {
+		char err[256];
+
+		if (output_open(&outs[nr_open], outputs[nr_open], formats[nr_open], err,
+				sizeof(err))) {
+			rc = usage_fail("report", "%s", err);
+			goto out;
+		}
+	}
 	rc = 1;
 	p = load(argv[optind], &fl, oo.per_thread);
 	if (!p)
@@ -447,10 +462,12 @@ int cmd_report_main(int argc, char **argv)
 		else
 			print_top(p, argv[optind], top);
 	}
-	for (size_t i = 0; i < nr_out; i++)
-		if (output_write_opts(p, outputs[i], formats[i], &oo))
+	for (; nr_open; nr_open--)
+		if (output_commit_opts(p, &outs[nr_out - nr_open], &oo))
 			rc = 1;
 out:
+	while (nr_open)
+		output_discard(&outs[--nr_open]);
 	if (p)
 		profile_free(p);
 	if (base)

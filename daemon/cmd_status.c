@@ -2,6 +2,7 @@
 /*
  * skyprof status: is the module there, what can it do, what runs.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "control.h"
 #include "modload_hint.h"
 #include "options.h"
+#include "usage.h"
 
 static void usage(FILE *f)
 {
@@ -21,6 +23,8 @@ static void usage(FILE *f)
 		   "Shows whether the skyprof kernel module is loaded, its version and ABI,\n"
 		   "what this kernel lets it do, its limits and how many sessions run. With\n"
 		   "SESSION_ID, also that session's per-CPU counters.\n"
+		   "\n"
+		   "  -h, --help   this text\n"
 		   "\n"
 		   "Exit status: 0 the module is usable, 1 it is missing, too old or\n"
 		   "unreachable, 2 bad usage.\n");
@@ -75,13 +79,18 @@ static void explain_open_failure(enum control_open_failure why)
 		modload_hint_signing(stderr, &ms);
 	} else if (why == CONTROL_BAD_VERSION) {
 		modload_loaded_version(v, sizeof(v), NULL);
-		fprintf(stderr, "skyprof status: the loaded module is version %s, this skyprof %s\n",
-			v, SKYPROF_VERSION);
+		fprintf(stderr,
+			"skyprof status: the loaded module is version %s, this skyprof %s\n", v,
+			SKYPROF_VERSION);
 	}
 }
 
 int cmd_status_main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct control_cpu_stats *st = NULL;
 	enum control_open_failure why;
 	struct control_info info;
@@ -89,19 +98,24 @@ int cmd_status_main(int argc, char **argv)
 	uint32_t session = 0;
 	char err[512], caps[128];
 	size_t n;
-	int ret;
+	int opt, ret;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
-		return 0;
+	optind = 0; /* glibc: full reinitialisation */
+	opterr = 0; /* usage_getopt_fail's message instead */
+	while ((opt = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return usage_getopt_fail("status", opt, argc, argv);
+		}
 	}
-	if (argc > 2 || (argc == 2 && opts_parse_u32(argv[1], 1, UINT32_MAX, &session))) {
-		fprintf(stderr, "skyprof status: %s is not a session id\n",
-			argc > 2 ? "more than one argument" : argv[1]);
-		usage(stderr);
-		return 2;
-	}
-
+	if (argc - optind > 1)
+		return usage_fail("status", "one SESSION_ID at most, not %d arguments",
+				  argc - optind);
+	if (optind < argc && opts_parse_u32(argv[optind], 1, UINT32_MAX, &session))
+		return usage_fail("status", "'%s' is not a session id", argv[optind]);
 	printf("skyprof:    %s (ABI %d)\n", SKYPROF_VERSION, SKYPROF_ABI_VERSION);
 	ret = control_open(&c, &why, err, sizeof(err));
 	if (ret) {

@@ -19,26 +19,38 @@
 #include "commands.h"
 #include "profile.h"
 #include "symbolize.h"
+#include "usage.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: skyprof top [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d SECONDS]\n"
-		"                   [-n LINES] [--clock auto|perf|hrtimer] "
-		"[--no-kernel|--no-user]\n"
+		"                   [-n LINES] [--clock auto|perf|perf-hw|perf-sw|hrtimer]\n"
+		"                   [-g | --call-graph fp|dwarf[,BYTES]]\n"
+		"                   [--no-kernel | --no-user] [--max-depth N] [--ring-pages N]\n"
 		"\n"
 		"Samples like `skyprof record` and shows, refreshed every few seconds, the\n"
 		"functions with the most samples of their own (self) and with those of their\n"
 		"callees (total), since the start. Kernel functions are marked [k].\n"
 		"\n"
 		"  -p, --pid PID[,PID...]  these processes\n"
-		"  -a, --all               the whole system\n"
+		"  -a, --all, --all-cpus   the whole system\n"
 		"  --cgroup PATH           a cgroup v2 group (see `skyprof record --help`)\n"
 		"  -F, --freq HZ           samples per second per CPU (default %d)\n"
 		"  -d, --delay SECONDS     refresh interval (default %.0f)\n"
 		"  -n, --lines N           functions shown (default: fit the terminal)\n"
+		"  --clock auto|perf|perf-hw|perf-sw|hrtimer\n"
+		"                          the sampling clock, as for record\n"
+		"  -g                      a call graph: what skyprof always records (as perf's)\n"
+		"  --call-graph fp|dwarf[,BYTES]\n"
+		"                          fp: frame pointers (the default); dwarf: also copy\n"
+		"                          BYTES of user stack (default %d) to unwind by DWARF\n"
+		"  --no-kernel, --no-user  leave out the kernel or the user stack\n"
+		"  --max-depth N           frames per stack (1..%d)\n"
+		"  --ring-pages N          ring size per CPU in pages (power of two)\n"
 		"  -h, --help              this text\n",
-		OPTS_DEFAULT_FREQ, (double)OPTS_DEFAULT_TOP_DELAY_NS / 1e9);
+		OPTS_DEFAULT_FREQ, (double)OPTS_DEFAULT_TOP_DELAY_NS / 1e9, OPTS_DEFAULT_DWARF,
+		SKYPROF_MAX_DEPTH);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -125,8 +137,7 @@ int cmd_top_main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	case OPTS_ERROR:
-		fprintf(stderr, "skyprof top: %s\n(see `skyprof top --help`)\n", err);
-		return 2;
+		return usage_fail("top", "%s", err);
 	case OPTS_OK:
 		break;
 	}

@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <yaml.h>
 
 #include "agent_log.h"
 #include "agent_template.h"
 #include "config_agent.h"
+#include "net_addr.h"
 
 #define DEFAULT_SPOOL "/var/lib/skyprof/spool"
 
@@ -921,6 +923,15 @@ static int check(struct agent_config *c, char *err, size_t errlen)
 		return -ENOMEM;
 	if (!c->skyprof.spool_dir && !(c->skyprof.spool_dir = strdup(DEFAULT_SPOOL)))
 		return -ENOMEM;
+	if (c->backend.addr) {
+		char host[NET_ADDR_HOST_MAX], port[NET_ADDR_PORT_MAX], why[160];
+
+		/* rover's default port is the OAP's gRPC one */
+		if (net_addr_split(c->backend.addr, "11800", host, port, why, sizeof(why))) {
+			snprintf(err, errlen, "core.backend.addr: %s", why);
+			return -EINVAL;
+		}
+	}
 	if (c->skyprof.schedule_target != AGENT_TARGET_NONE &&
 	    c->skyprof.schedule_duration_ms >= c->skyprof.schedule_interval_ms) {
 		snprintf(err, errlen,
@@ -929,6 +940,34 @@ static int check(struct agent_config *c, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * libyaml's problem alone misleads: an unclosed quote on line 3 is "found
+ * unexpected end of stream" at the last line. Its context says what it was
+ * reading and where that began.
+ */
+static void yaml_error(const yaml_parser_t *p, char *err, size_t errlen)
+{
+	const char *problem = p->problem ? p->problem : "?";
+
+	if (p->error == YAML_READER_ERROR) {
+		/* the bytes themselves: no line yet, an offset */
+		if (p->problem_value >= 0)
+			snprintf(err, errlen, "YAML error at byte %zu: %s (0x%x)",
+				 p->problem_offset, problem, (unsigned int)p->problem_value);
+		else
+			snprintf(err, errlen, "YAML error at byte %zu: %s", p->problem_offset,
+				 problem);
+		return;
+	}
+	if (p->context)
+		snprintf(err, errlen, "YAML syntax error at line %zu:%zu: %s, %s at line %zu:%zu",
+			 p->problem_mark.line + 1, p->problem_mark.column + 1, problem, p->context,
+			 p->context_mark.line + 1, p->context_mark.column + 1);
+	else
+		snprintf(err, errlen, "YAML syntax error at line %zu:%zu: %s",
+			 p->problem_mark.line + 1, p->problem_mark.column + 1, problem);
 }
 
 int config_load_string(struct agent_config *c, const char *yaml, size_t len, char *err,
@@ -947,8 +986,7 @@ int config_load_string(struct agent_config *c, const char *yaml, size_t len, cha
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "YAML syntax error at line %zu: %s",
-			 parser.problem_mark.line + 1, parser.problem ? parser.problem : "?");
+		yaml_error(&parser, err, errlen);
 		yaml_parser_delete(&parser);
 		return -EINVAL;
 	}
@@ -971,11 +1009,20 @@ int config_load_file(struct agent_config *c, const char *path, char *err, size_t
 	size_t len = 0, cap = 0;
 	int r;
 
+	struct stat st;
+
 	if (!f) {
 		r = -errno;
 		config_defaults(c);
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-r));
 		return r;
+	}
+	/* fopen opens a directory, which then reads as an empty config */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		config_defaults(c);
+		snprintf(err, errlen, "%s is a directory, not a config file", path);
+		return -EISDIR;
 	}
 	for (;;) {
 		size_t n;
@@ -992,8 +1039,17 @@ int config_load_file(struct agent_config *c, const char *path, char *err, size_t
 			}
 			buf = nb;
 		}
+		errno = 0;
 		n = fread(buf + len, 1, cap - len, f);
 		len += n;
+		if (n == 0 && ferror(f)) {
+			r = errno ? -errno : -EIO;
+			free(buf);
+			fclose(f);
+			config_defaults(c);
+			snprintf(err, errlen, "cannot read %s: %s", path, strerror(-r));
+			return r;
+		}
 		if (n == 0)
 			break;
 		if (len > (16u << 20)) {

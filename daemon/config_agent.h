@@ -14,6 +14,7 @@
 #define SKYPROF_CONFIG_AGENT_H
 
 #include <regex.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -90,8 +91,18 @@ struct agent_config {
 void config_defaults(struct agent_config *c);
 void config_free(struct agent_config *c);
 
-/* Defaults, then the file. 0, or -errno / -EINVAL with the reason in err. */
+/*
+ * Defaults, then the file. 0, or a negative errno with the reason in err:
+ * -EINVAL, -ENOMEM and -EFBIG are about the content; any other is about
+ * the file itself (it cannot be opened or read, or is a directory).
+ */
 int config_load_file(struct agent_config *c, const char *path, char *err, size_t errlen);
+
+/* config_load_file's failure was about the file, not what it says. */
+static inline bool config_error_is_file(int r)
+{
+	return r < 0 && r != -EINVAL && r != -ENOMEM && r != -EFBIG;
+}
 int config_load_string(struct agent_config *c, const char *yaml, size_t len, char *err,
 		       size_t errlen);
 

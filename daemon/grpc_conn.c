@@ -29,6 +29,7 @@
 
 #include "grpc_conn.h"
 #include "grpc_frame.h"
+#include "net_addr.h"
 
 #ifndef SKYPROF_VERSION
 #define SKYPROF_VERSION "dev"
@@ -57,7 +58,7 @@ struct call {
 
 struct grpc_conn {
 	char *addr, *ca_file, *cert_file, *key_file, *authentication;
-	char host[256], port[16], authority[300];
+	char host[NET_ADDR_HOST_MAX], port[NET_ADDR_PORT_MAX], authority[300];
 	bool tls, skip_verify, host_is_ip;
 	uint32_t connect_timeout_ms, keepalive_ms;
 
@@ -94,48 +95,14 @@ static char *dup_or_null(const char *s)
 }
 
 /* "host:port", "[v6]:port", or "host" (the OAP's gRPC port is 11800). */
-static int split_addr(struct grpc_conn *c, const char *addr)
+static int split_addr(struct grpc_conn *c, const char *addr, char *why, size_t whylen)
 {
-	const char *colon;
-	size_t hl;
+	struct in6_addr a6;
 
-	if (addr[0] == '[') {
-		const char *end = strchr(addr, ']');
-
-		if (!end)
-			return -EINVAL;
-		hl = (size_t)(end - addr - 1);
-		if (hl == 0 || hl >= sizeof(c->host))
-			return -EINVAL;
-		memcpy(c->host, addr + 1, hl);
-		c->host[hl] = 0;
-		colon = end[1] == ':' ? end + 1 : NULL;
-		if (!colon && end[1])
-			return -EINVAL;
-	} else {
-		colon = strrchr(addr, ':');
-		hl = colon ? (size_t)(colon - addr) : strlen(addr);
-		if (hl == 0 || hl >= sizeof(c->host))
-			return -EINVAL;
-		memcpy(c->host, addr, hl);
-		c->host[hl] = 0;
-	}
-	if (colon) {
-		char *end;
-		long p = strtol(colon + 1, &end, 10);
-
-		if (!colon[1] || *end || p < 1 || p > 65535)
-			return -EINVAL;
-		snprintf(c->port, sizeof(c->port), "%ld", p);
-	} else {
-		snprintf(c->port, sizeof(c->port), "11800");
-	}
-	{
-		struct in6_addr a6;
-
-		c->host_is_ip = inet_pton(AF_INET, c->host, &a6) == 1 ||
-				inet_pton(AF_INET6, c->host, &a6) == 1;
-	}
+	if (net_addr_split(addr, "11800", c->host, c->port, why, whylen))
+		return -EINVAL;
+	c->host_is_ip =
+		inet_pton(AF_INET, c->host, &a6) == 1 || inet_pton(AF_INET6, c->host, &a6) == 1;
 	snprintf(c->authority, sizeof(c->authority), strchr(c->host, ':') ? "[%s]:%s" : "%s:%s",
 		 c->host, c->port);
 	return 0;
@@ -205,6 +172,7 @@ static int tls_setup(struct grpc_conn *c, char *err, size_t errlen)
 struct grpc_conn *grpc_conn_new(const struct grpc_opts *o, char *err, size_t errlen)
 {
 	struct grpc_conn *c = calloc(1, sizeof(*c));
+	char why[160];
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
@@ -220,9 +188,9 @@ struct grpc_conn *grpc_conn_new(const struct grpc_opts *o, char *err, size_t err
 	c->skip_verify = o->insecure_skip_verify;
 	c->connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms : 5000;
 	c->keepalive_ms = o->keepalive_ms;
-	if (!c->addr || split_addr(c, c->addr)) {
-		snprintf(err, errlen, "bad address '%s' (expected host:port)",
-			 o->addr ? o->addr : "");
+	if (!c->addr || split_addr(c, c->addr, why, sizeof(why))) {
+		snprintf(err, errlen, "bad address '%s': %s", o->addr ? o->addr : "",
+			 c->addr ? why : "none");
 		goto fail;
 	}
 	if (c->tls && tls_setup(c, err, errlen))

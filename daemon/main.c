@@ -35,7 +35,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "skyprof: which command? record, top, report, status or agent\n"
+				"(see `skyprof --help`)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -49,6 +50,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].main(argc - 1, argv + 1);
-	fprintf(stderr, "skyprof: '%s' is not a command; see `skyprof --help`\n", argv[1]);
+	fprintf(stderr, "skyprof: '%s' is not a command\n(see `skyprof --help`)\n", argv[1]);
 	return 2;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "usage.h"
 
 __attribute__((format(printf, 3, 4))) static enum opts_result fail(char *err, size_t len,
 								   const char *fmt, ...)
@@ -165,6 +166,27 @@ int opts_parse_clock(const char *s, enum opts_clock *out)
 	return -EINVAL;
 }
 
+int opts_parse_call_graph(const char *s, uint32_t *ustack_bytes)
+{
+	const char *size;
+
+	if (!strcmp(s, "fp")) {
+		*ustack_bytes = 0;
+		return 0;
+	}
+	if (strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
+		return -EINVAL;
+	if (!s[5]) {
+		*ustack_bytes = OPTS_DEFAULT_DWARF;
+		return 0;
+	}
+	size = s + 6;
+	/* The module copies whole 8-byte words, up to its USTACK_MAX. */
+	if (opts_parse_u32(size, 8, SKYPROF_USTACK_MAX, ustack_bytes) || *ustack_bytes % 8)
+		return -ERANGE;
+	return 0;
+}
+
 enum {
 	OPT_CGROUP = 256,
 	OPT_CLOCK,
@@ -178,6 +200,7 @@ enum {
 	OPT_OFFCPU_MIN,
 	OPT_BUDGET,
 	OPT_PER_THREAD,
+	OPT_CALL_GRAPH,
 };
 
 static const struct option record_long[] = {
@@ -192,6 +215,7 @@ static const struct option record_long[] = {
 	{ "offcpu-min", required_argument, NULL, OPT_OFFCPU_MIN },
 	{ "budget", required_argument, NULL, OPT_BUDGET },
 	{ "dwarf", optional_argument, NULL, OPT_DWARF },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
 	{ "no-user", no_argument, NULL, OPT_NO_USER },
 	{ "output", required_argument, NULL, 'o' },
@@ -217,6 +241,7 @@ static const struct option top_long[] = {
 	{ "no-user", no_argument, NULL, OPT_NO_USER },
 	{ "ring-pages", required_argument, NULL, OPT_RING_PAGES },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -317,6 +342,22 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 				    "%d bytes)",
 				    optarg, SKYPROF_USTACK_MAX);
 		return OPTS_OK;
+	case 'g':
+		/* perf's -g: a call graph, which skyprof always records (fp) */
+		return OPTS_OK;
+	case OPT_CALL_GRAPH:
+		r = opts_parse_call_graph(optarg, &o->ustack_bytes);
+		if (r == -ERANGE)
+			return fail(
+				err, len,
+				"--call-graph: '%s': the size is a multiple of 8 up to %d bytes",
+				optarg, SKYPROF_USTACK_MAX);
+		if (r)
+			return fail(err, len, "--call-graph: '%s' is not fp, dwarf or dwarf,SIZE%s",
+				    optarg,
+				    !strncmp(optarg, "lbr", 3) ? " (skyprof has no LBR unwinding)"
+							       : "");
+		return OPTS_OK;
 	case OPT_NO_KERNEL:
 		o->no_kernel = true;
 		return OPTS_OK;
@@ -364,7 +405,8 @@ static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, 
 		return fail(err, len, "--offcpu-min needs --offcpu");
 	if (o->offcpu && o->ustack_bytes)
 		return fail(err, len,
-			    "--dwarf does not combine with --offcpu (stacks are kept per blocked "
+			    "--dwarf (--call-graph dwarf) does not combine with --offcpu (stacks "
+			    "are kept per blocked "
 			    "task; frame pointers only)");
 	if (which == OPTS_TOP) {
 		if (o->cmd)
@@ -386,7 +428,7 @@ enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct r
 			    char *err, size_t errlen)
 {
 	const struct option *longopts = which == OPTS_TOP ? top_long : record_long;
-	const char *shortopts = which == OPTS_TOP ? "+:p:aF:d:n:h" : "+:p:aF:d:o:h";
+	const char *shortopts = which == OPTS_TOP ? "+:p:aF:d:n:gh" : "+:p:aF:d:o:gh";
 	enum opts_result r;
 	int c, idx;
 
@@ -399,13 +441,8 @@ enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct r
 	opterr = 0; /* our messages, one line each */
 	while ((idx = -1, c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
 		if (c == ':' || c == '?') {
-			const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-
-			if (c == ':')
-				return fail(err, errlen, "option '%s' needs a value", name);
-			if (optopt && optopt < 256)
-				return fail(err, errlen, "unknown option '-%c'", optopt);
-			return fail(err, errlen, "unknown option '%s'", name);
+			usage_getopt_message(c, argc, argv, err, errlen);
+			return OPTS_ERROR;
 		}
 		r = one_option(which, c, o, err, errlen);
 		if (r != OPTS_OK)

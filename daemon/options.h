@@ -89,5 +89,11 @@ int opts_parse_block_time(const char *s, uint64_t *ns);
 /* A decimal integer in [min, max], nothing after it. */
 int opts_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 int opts_parse_clock(const char *s, enum opts_clock *out);
+/*
+ * --call-graph: "fp" (0 bytes: frame pointers, what skyprof always walks),
+ * "dwarf" (OPTS_DEFAULT_DWARF bytes) or "dwarf,SIZE" (a multiple of 8 up to
+ * SKYPROF_USTACK_MAX). -ERANGE for a bad SIZE, -EINVAL for anything else.
+ */
+int opts_parse_call_graph(const char *s, uint32_t *ustack_bytes);
 
 #endif

@@ -25,10 +25,42 @@ enum output_format {
 	OUTPUT_JSON,
 };
 
-/* An enum output_format, or -EINVAL with a message on stderr. */
+#define OUTPUT_FORMATS                                                                             \
+	".pb.gz or .pprof (pprof), .folded or .collapsed, .svg, .json, or - (folded to standard "  \
+	"output)"
+
+/* An enum output_format, or -EINVAL (the name says none: see OUTPUT_FORMATS). */
 int output_format_from_path(const char *path);
 
-/* How output_write_opts renders; zeroed: as output_write. */
+/*
+ * An output, opened before anything is measured: a temporary file in the
+ * destination's directory, renamed into place once written, so that a
+ * directory that cannot be written fails at once and a reader never sees
+ * half a profile.
+ */
+struct output_file {
+	const char *path; /* not copied */
+	char *tmp;	  /* path.tmp.PID.N; NULL once renamed or discarded */
+	int fd;
+	int format;
+};
+
+/* Creates the temporary file (none for "-", standard output). 0, or -errno with
+ * "cannot write PATH: why" in err. */
+int output_open(struct output_file *of, const char *path, int format, char *err, size_t errlen);
+
+/*
+ * Writes p into it and renames it into place. When that fails (the disk
+ * filled up meanwhile), the partial file is removed and the profile written
+ * to $TMPDIR (or /tmp) as skyprof-PID-NAME instead; stderr says where.
+ * Returns 0, or the -errno of the failed write.
+ */
+int output_commit(struct profile *p, struct output_file *of);
+
+/* Removes the temporary file (an error before anything was written). */
+void output_discard(struct output_file *of);
+
+/* How output_commit_opts renders; zeroed: as output_commit. */
 struct output_opts {
 	bool per_thread; /* folded/SVG: a comm-tid frame under the process */
 	/* report --diff: the base profile. SVG: the differential flame
@@ -39,11 +71,9 @@ struct output_opts {
 /* Whether a format can be written as a difference of two profiles. */
 bool output_format_diffable(int format);
 
-/*
- * Writes p to path (through a temporary file renamed into place, so a
- * reader never sees half a profile). Returns 0, or -errno with a message on
- * stderr.
- */
+int output_commit_opts(struct profile *p, struct output_file *of, const struct output_opts *o);
+
+/* output_open and output_commit at once, messages on stderr. */
 int output_write(struct profile *p, const char *path, int format);
 int output_write_opts(struct profile *p, const char *path, int format, const struct output_opts *o);
 

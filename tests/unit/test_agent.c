@@ -496,6 +496,144 @@ static void upload_messages(void **state)
 	view_free(&v);
 }
 
+/* Many stacks, user-only and with a kernel frame: every message of a task
+ * has its own stackId pair (the OAP keys its records on "kernelId_userId"
+ * and the upload time, so two stacks sharing a pair overwrite each other),
+ * and a stack keeps its ids across flushes. So many that a 31-bit hash of
+ * the frames (the ids before) repeats among them. */
+#define UNIQ_STACKS 150000
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* (kernel id, user id) of each message, at the index of its user function
+ * fN (the messages come in the table's order); 0 for a missing stack. */
+static void stack_ids(struct upload_batch *b, uint64_t *pairs, size_t max)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		Skywalking__V3__EBPFProfilingData *d = msg(b, i);
+		uint64_t k = 0, u = 0;
+		unsigned long n = max;
+
+		for (size_t s = 0; s < d->oncpu->n_stacks; s++) {
+			Skywalking__V3__EBPFProfilingStackMetadata *st = d->oncpu->stacks[s];
+
+			assert_true(st->stackid > 0);
+			if (st->stacktype ==
+			    SKYWALKING__V3__EBPFPROFILING_STACK_TYPE__PROCESS_KERNEL_SPACE) {
+				k = (uint32_t)st->stackid;
+			} else {
+				u = (uint32_t)st->stackid;
+				assert_int_equal(st->n_stacksymbols, 1);
+				n = strtoul(st->stacksymbols[0] + 1, NULL, 10);
+			}
+		}
+		assert_true(n < max);
+		assert_int_equal(pairs[n], 0); /* one message per stack */
+		pairs[n] = k << 32 | u;
+		skywalking__v3__ebpfprofiling_data__free_unpacked(d, NULL);
+	}
+}
+
+static void assert_unique(const uint64_t *pairs, size_t n)
+{
+	uint64_t *s = malloc(n * sizeof(*s));
+
+	assert_non_null(s);
+	memcpy(s, pairs, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_u64);
+	for (size_t i = 1; i < n; i++)
+		if (s[i] == s[i - 1])
+			fail_msg("two stacks share the stackIds %u_%u", (unsigned)(s[i] >> 32),
+				 (unsigned)s[i]);
+	free(s);
+}
+
+static void upload_unique_stack_ids(void **state)
+{
+	struct upload_task_meta m = {
+		.task_id = "T", .process_id = "P", .profiling_start_ms = 1000, .current_ms = 2000
+	};
+	struct profile_meta meta = { .kind = PROFILE_ONCPU };
+	struct delta_table *t = delta_table_new();
+	uint64_t *first = calloc(UNIQ_STACKS + 1, sizeof(*first));
+	uint64_t *again = calloc(UNIQ_STACKS + 1, sizeof(*again));
+	struct upload_totals tot;
+	struct upload_batch *b;
+	struct view v;
+	char name[32];
+	int k;
+
+	(void)state;
+	assert_non_null(first);
+	assert_non_null(again);
+	assert_int_equal(view_init(&v, &meta), 0);
+	/* location 0: a kernel frame; location i + 1: user function fi */
+	k = view_add_function(&v, &(struct view_function){ .name = (uint32_t)strtab_intern(
+								   &v.strs, "do_syscall_64") });
+	assert_true(k >= 0);
+	assert_true(view_add_line(&v, &(struct view_line){ .function = (uint32_t)k }) >= 0);
+	assert_true(view_add_location(&v, &(struct view_location){ .first_line = 0,
+								   .nr_lines = 1,
+								   .kernel = true }) >= 0);
+	for (uint32_t i = 0; i <= UNIQ_STACKS; i++) {
+		int f, l;
+
+		/* A scrambled suffix: names that differ only in a counter
+		 * never collide in FNV's low bits; these collide four times
+		 * in the old hashed ids. */
+		snprintf(name, sizeof(name), "f%u_%x", i, (uint32_t)(i * 2654435761u));
+		f = view_add_function(&v, &(struct view_function){
+						  .name = (uint32_t)strtab_intern(&v.strs, name) });
+		assert_true(f >= 0);
+		l = view_add_line(&v, &(struct view_line){ .function = (uint32_t)f });
+		assert_true(l >= 0);
+		assert_true(
+			view_add_location(&v, &(struct view_location){ .first_line = (uint32_t)l,
+								       .nr_lines = 1 }) >= 0);
+	}
+	for (uint32_t i = 0; i < UNIQ_STACKS; i++) {
+		uint32_t locs[2] = { 0, i + 1 };
+		bool kern = i % 2;
+		struct view_sample s = { .pid = 7, .tid = 7, .count = 1, .nr_locs = kern ? 2 : 1 };
+
+		assert_true(view_add_sample(&v, &s, kern ? locs : locs + 1) >= 0);
+	}
+	b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	assert_int_equal(upload_collect(t, &v, 7, &m, b, &tot), 0);
+	assert_int_equal(b->n, UNIQ_STACKS);
+	stack_ids(b, first, UNIQ_STACKS + 1);
+	batch_free(b);
+	assert_unique(first, UNIQ_STACKS);
+
+	/* the next flush: every old stack grew, one is new; same ids, one more */
+	for (uint32_t i = 0; i < UNIQ_STACKS; i++)
+		v.samples[i].count++;
+	{
+		uint32_t loc = UNIQ_STACKS + 1;
+		struct view_sample s = { .pid = 7, .tid = 7, .count = 1, .nr_locs = 1 };
+
+		assert_true(view_add_sample(&v, &s, &loc) >= 0);
+	}
+	m.current_ms = 3000;
+	b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	assert_int_equal(upload_collect(t, &v, 7, &m, b, &tot), 0);
+	assert_int_equal(b->n, UNIQ_STACKS + 1);
+	stack_ids(b, again, UNIQ_STACKS + 1);
+	batch_free(b);
+	for (uint32_t i = 0; i < UNIQ_STACKS; i++)
+		assert_int_equal(again[i], first[i]);
+	assert_unique(again, UNIQ_STACKS + 1);
+	free(first);
+	free(again);
+	delta_table_free(t);
+	view_free(&v);
+}
+
 /* A stream broke after k messages: those are counted once and never resent;
  * the rest goes back in front, its first message carrying the task metadata. */
 static void upload_unconfirmed_split(void **state)
@@ -791,13 +929,21 @@ static void procs_scan_fake(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(process_id_formula),	cmocka_unit_test(task_commands),
-		cmocka_unit_test(task_rules),		cmocka_unit_test(templates),
-		cmocka_unit_test(queue_bounds),		cmocka_unit_test(backoff_grows_with_jitter),
-		cmocka_unit_test(proc_helpers),		cmocka_unit_test(upload_messages),
-		cmocka_unit_test(upload_offcpu),	cmocka_unit_test(upload_unconfirmed_split),
-		cmocka_unit_test(grpc_messages_within), cmocka_unit_test(upload_resend_rule),
-		cmocka_unit_test(flush_worker_bounds),	cmocka_unit_test(procs_scan_fake),
+		cmocka_unit_test(process_id_formula),
+		cmocka_unit_test(task_commands),
+		cmocka_unit_test(task_rules),
+		cmocka_unit_test(templates),
+		cmocka_unit_test(queue_bounds),
+		cmocka_unit_test(backoff_grows_with_jitter),
+		cmocka_unit_test(proc_helpers),
+		cmocka_unit_test(upload_messages),
+		cmocka_unit_test(upload_offcpu),
+		cmocka_unit_test(upload_unconfirmed_split),
+		cmocka_unit_test(upload_unique_stack_ids),
+		cmocka_unit_test(grpc_messages_within),
+		cmocka_unit_test(upload_resend_rule),
+		cmocka_unit_test(flush_worker_bounds),
+		cmocka_unit_test(procs_scan_fake),
 	};
 
 	log_set_level(LOG_LVL_ERROR);

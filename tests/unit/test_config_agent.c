@@ -9,8 +9,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -270,6 +272,76 @@ static void invalid_values_name_the_key(void **state)
 			 -ENOENT);
 }
 
+/* --check refuses what cannot be a config file, with an errno saying so. */
+static void file_not_a_config(void **state)
+{
+	char dir[] = "/tmp/skyprof-cfg-XXXXXX";
+	int r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	config_free(&c);
+	/* fopen opens a directory; it used to read as an empty config */
+	r = config_load_file(&c, dir, err, sizeof(err));
+	assert_int_equal(r, -EISDIR);
+	assert_true(config_error_is_file(r));
+	assert_non_null(strstr(err, dir));
+	assert_null(strchr(err, '\n'));
+	r = config_load_file(&c, "/nonexistent/agent.yaml", err, sizeof(err));
+	assert_true(config_error_is_file(r));
+	/* the content's errors are not the file's */
+	assert_false(config_error_is_file(load("core: 5\n")));
+	assert_false(config_error_is_file(-ENOMEM));
+	rmdir(dir);
+}
+
+static void backend_addresses(void **state)
+{
+	static const char *good[] = {
+		"localhost:11800", "oap",	"oap.example.com:443",	"10.0.0.1:1",
+		"[::1]:11800",	   "[fe80::1]", "oap-1_x.local.:65535",
+	};
+	static const char *bad[] = {
+		"host:99999", "host:0",	  "host:",    "host:80x", "host:-1",   ":11800",
+		"::1:11800",  "[::1",	  "[]:11800", "[xyz]:1",  "[::1]x",    "a..b:1",
+		"ho st:1",    "host:+80", "h/x:1",    ".:1",	  "[::1]:1:2",
+	};
+	char y[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(y, sizeof(y), "core:\n  backend:\n    addr: \"%s\"\n", good[i]);
+		if (load(y))
+			fail_msg("'%s' refused: %s", good[i], err);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(y, sizeof(y), "core:\n  backend:\n    addr: \"%s\"\n", bad[i]);
+		if (load(y) != -EINVAL || !strstr(err, "core.backend.addr"))
+			fail_msg("'%s' accepted (err '%s')", bad[i], err);
+	}
+	load("core:\n  backend:\n    addr: \"host:99999\"\n");
+	assert_non_null(strstr(err, "99999"));
+	load("core:\n  backend:\n    addr: \"::1:11800\"\n");
+	assert_non_null(strstr(err, "brackets"));
+}
+
+/* libyaml's context: where the unclosed thing began, not only where it broke. */
+static void yaml_error_context(void **state)
+{
+	(void)state;
+	assert_int_equal(load("core:\n  cluster_name: a\n  backend: \"oap:11800\n\n\n"), -EINVAL);
+	/* the problem at the end, the quote it was scanning from on line 3 */
+	assert_non_null(strstr(err, "YAML syntax error at line 6:1"));
+	assert_non_null(strstr(err, "while scanning a quoted scalar at line 3:12"));
+	assert_null(strchr(err, '\n'));
+	/* without a context: the problem and its mark alone */
+	assert_int_equal(load("a: b\n- c\n"), -EINVAL);
+	assert_non_null(strstr(err, "at line 2:1"));
+	/* a reader error has no line: its byte offset */
+	assert_int_equal(load("a: \xff\xfe\n"), -EINVAL);
+	assert_non_null(strstr(err, "at byte 3"));
+}
+
 static void env_substitution(void **state)
 {
 	char *out;
@@ -379,6 +451,9 @@ int main(void)
 		cmocka_unit_test_teardown(skyprof_section, teardown),
 		cmocka_unit_test_teardown(unknown_keys_warn, teardown),
 		cmocka_unit_test_teardown(invalid_values_name_the_key, teardown),
+		cmocka_unit_test_teardown(file_not_a_config, teardown),
+		cmocka_unit_test_teardown(backend_addresses, teardown),
+		cmocka_unit_test_teardown(yaml_error_context, teardown),
 		cmocka_unit_test(env_substitution),
 		cmocka_unit_test(durations_sizes_bools),
 		cmocka_unit_test_teardown(labels_as_list, teardown),

@@ -223,6 +223,55 @@ static void dwarf_sizes(void **state)
 	assert_string_equal(o.cmd[0], "4096");
 }
 
+/* perf's -g and --call-graph: fp is what skyprof always walks, dwarf is --dwarf. */
+static void call_graphs(void **state)
+{
+	uint32_t b = 1;
+
+	(void)state;
+	for (int w = OPTS_RECORD; w <= OPTS_TOP; w++) {
+		assert_int_equal(PARSE(w, "-a", "-g"), OPTS_OK);
+		assert_int_equal(o.ustack_bytes, 0);
+		assert_int_equal(PARSE(w, "-g", "-a", "--call-graph", "fp"), OPTS_OK);
+		assert_int_equal(o.ustack_bytes, 0);
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "dwarf"), OPTS_OK);
+		assert_int_equal(o.ustack_bytes, OPTS_DEFAULT_DWARF);
+		assert_int_equal(PARSE(w, "-a", "--call-graph=dwarf,16384"), OPTS_OK);
+		assert_int_equal(o.ustack_bytes, 16384);
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "dwarf,65536"), OPTS_OK);
+		assert_int_equal(o.ustack_bytes, SKYPROF_USTACK_MAX);
+		/* the module's limits: 8-byte words, at most USTACK_MAX */
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "dwarf,65544"), OPTS_ERROR);
+		assert_non_null(strstr(err, "--call-graph"));
+		assert_null(strchr(err, '\n'));
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "dwarf,100"), OPTS_ERROR);
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "dwarf,0"), OPTS_ERROR);
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "dwarf,"), OPTS_ERROR);
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "dwarf,-8"), OPTS_ERROR);
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "lbr"), OPTS_ERROR);
+		assert_non_null(strstr(err, "lbr"));
+		assert_null(strchr(err, '\n'));
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "junk"), OPTS_ERROR);
+		assert_non_null(strstr(err, "junk"));
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "dwarfx"), OPTS_ERROR);
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "fp,8"), OPTS_ERROR);
+		assert_int_equal(PARSE(w, "-a", "--call-graph", ""), OPTS_ERROR);
+		assert_int_equal(PARSE(w, "-a", "--call-graph"), OPTS_ERROR);
+		/* the last word wins, as in perf */
+		assert_int_equal(PARSE(w, "-a", "--call-graph", "dwarf", "--call-graph", "fp"),
+				 OPTS_OK);
+		assert_int_equal(o.ustack_bytes, 0);
+	}
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--dwarf", "--call-graph", "fp"), OPTS_OK);
+	assert_int_equal(o.ustack_bytes, 0);
+	/* dwarf is --dwarf: not with --offcpu */
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu", "--call-graph", "dwarf"), OPTS_ERROR);
+	assert_int_equal(opts_parse_call_graph("dwarf,4096", &b), 0);
+	assert_int_equal(b, 4096);
+	assert_int_equal(opts_parse_call_graph("dwarf,4097", &b), -ERANGE);
+	assert_int_equal(opts_parse_call_graph("lbr", &b), -EINVAL);
+}
+
 static void outputs_and_ring(void **state)
 {
 	(void)state;
@@ -301,6 +350,7 @@ int main(void)
 		cmocka_unit_test(clocks_and_modes),
 		cmocka_unit_test(offcpu_options),
 		cmocka_unit_test(dwarf_sizes),
+		cmocka_unit_test(call_graphs),
 		cmocka_unit_test(outputs_and_ring),
 		cmocka_unit_test(no_inherit),
 		cmocka_unit_test(per_thread_and_stdout),

@@ -564,6 +564,74 @@ static void test_write_errors(void **state)
 	profile_free(p);
 }
 
+/*
+ * An output is opened (its temporary file made) before anything is measured;
+ * when its directory is gone at the end, the profile is kept in $TMPDIR.
+ */
+static void test_open_early_keep_late(void **state)
+{
+	struct profile *p = profile_from_view(vf_make(PROFILE_ONCPU));
+	struct output_file of;
+	char err[256], sub[128], kept[256], *saved_tmpdir = getenv("TMPDIR");
+	struct stat st;
+
+	(void)state;
+	assert_non_null(p);
+	/* the failures come from output_open, before any data */
+	assert_int_equal(output_open(&of, "/nonexistent-dir/p.svg", OUTPUT_SVG, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent-dir/p.svg"));
+	assert_null(of.tmp);
+	assert_int_equal(mkdir(tmp("isdir.svg"), 0755), 0);
+	assert_int_equal(output_open(&of, tmp("isdir.svg"), OUTPUT_SVG, err, sizeof(err)), -EISDIR);
+	/* opened: a temporary file beside the output, which does not exist yet */
+	snprintf(sub, sizeof(sub), "%s", tmp("sub"));
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(kept, sizeof(kept), "%s/p.folded", sub);
+	assert_int_equal(output_open(&of, kept, OUTPUT_FOLDED, err, sizeof(err)), 0);
+	assert_non_null(of.tmp);
+	assert_int_equal(strncmp(of.tmp, kept, strlen(kept)), 0);
+	assert_int_equal(access(of.tmp, F_OK), 0);
+	assert_int_equal(access(kept, F_OK), -1);
+	/* discarded: nothing left */
+	{
+		char *t = strdup(of.tmp);
+
+		output_discard(&of);
+		assert_int_equal(access(t, F_OK), -1);
+		free(t);
+	}
+	/* the directory goes away during the run: rename fails, the profile is
+	 * kept in $TMPDIR instead, whole */
+	assert_int_equal(output_open(&of, kept, OUTPUT_FOLDED, err, sizeof(err)), 0);
+	assert_int_equal(unlink(of.tmp), 0);
+	assert_int_equal(rmdir(sub), 0);
+	setenv("TMPDIR", dir, 1);
+	assert_int_equal(output_commit(p, &of), -ENOENT);
+	if (saved_tmpdir)
+		setenv("TMPDIR", saved_tmpdir, 1);
+	else
+		unsetenv("TMPDIR");
+	assert_null(of.tmp);
+	snprintf(kept, sizeof(kept), "%s/skyprof-%d-p.folded", dir, (int)getpid());
+	assert_int_equal(stat(kept, &st), 0);
+	assert_int_equal(folded_total(kept, NULL, NULL), VF_TOTAL);
+	/* two outputs of one name each get their own temporary file */
+	{
+		struct output_file a, b;
+
+		assert_int_equal(
+			output_open(&a, tmp("twice.folded"), OUTPUT_FOLDED, err, sizeof(err)), 0);
+		assert_int_equal(
+			output_open(&b, tmp("twice.folded"), OUTPUT_FOLDED, err, sizeof(err)), 0);
+		assert_string_not_equal(a.tmp, b.tmp);
+		assert_int_equal(output_commit(p, &a), 0);
+		assert_int_equal(output_commit(p, &b), 0);
+		assert_int_equal(folded_total(tmp("twice.folded"), NULL, NULL), VF_TOTAL);
+	}
+	profile_free(p);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -595,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_write_errors),
+		cmocka_unit_test(test_open_early_keep_late),
 	};
 
 	return cmocka_run_group_tests_name("output", tests, setup, teardown);

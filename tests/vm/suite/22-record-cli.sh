@@ -1,7 +1,8 @@
 # issue 4: the record/status/top command line against the real module:
 # targets (-p, -a, --cgroup), Ctrl-C still writes, a running session shows
 # in status, top refreshes, and the one-line errors (unknown pid, command
-# that cannot run, bad option) exit non-zero.
+# that cannot run, bad option) exit non-zero; -g and --call-graph; an
+# output that cannot be written fails before the session.
 set -u
 . "$(dirname "$0")/record-lib.bash"
 
@@ -107,6 +108,20 @@ else
 	bad "hrtimer: $(tail -1 hr.err)"
 fi
 
+# perf's -g and --call-graph: fp is the default walk, dwarf,BYTES is --dwarf=BYTES
+"$SKYPROF" record -g -F 199 -o g.folded -- "$wl" 1 2>g.err &&
+	[ "$(folded_total g.folded)" -gt 0 ] && ok "-g: $(folded_total g.folded) samples" ||
+	bad "-g: $(tail -1 g.err)"
+if "$SKYPROF" record --call-graph dwarf,4096 -F 199 -o cgd.folded -- "$wl" 1 2>cgd.err; then
+	grep -q 'unwind: [1-9][0-9]* samples with regs' cgd.err &&
+		ok "--call-graph dwarf,4096: $(grep -o 'unwind: [0-9]* samples with regs' cgd.err)" ||
+		bad "--call-graph dwarf: no user registers: $(cat cgd.err)"
+elif grep -q 'cannot copy user stacks' cgd.err; then
+	echo "    note: $(tail -1 cgd.err)"
+else
+	bad "--call-graph dwarf: $(tail -1 cgd.err)"
+fi
+
 # top: a few refreshes, then Ctrl-C
 "$wl" 10 &
 spin=$!
@@ -140,6 +155,10 @@ expect_err 1 "cannot run '/no/such/cmd'" record -o x.folded -- /no/such/cmd
 expect_err 2 'not a frequency' record -a -F 0
 expect_err 2 'unknown output format' record -a -o x.txt
 expect_err 2 'no target' record -d 1
+expect_err 2 "'lbr' is not fp, dwarf or dwarf,SIZE" record -a --call-graph lbr
+# the output is created before the session: with the module there, too
+expect_err 2 'cannot write /nonexistent/x.svg' record -a -d 1 -o /nonexistent/x.svg
+ls ./*.tmp.* >/dev/null 2>&1 && bad "temporary output files left: $(ls ./*.tmp.*)"
 
 # without privilege
 if command -v setpriv >/dev/null; then
