@@ -113,6 +113,14 @@ a=$(fn_count c0.folded alpha_spin)
 b=$(fn_count c0.folded beta_spin)
 [ "$a" -gt 50 ] && [ "$b" = 0 ] && ok "-C 0: alpha_spin $a, beta_spin $b" ||
 	bad "-C 0: alpha_spin $a, beta_spin $b"
+# The hrtimer clock is started per CPU too.
+"$SKYPROF" record -a -C 1 --clock hrtimer -F 499 -d 2 -o hr.folded 2>hr.err ||
+	bad "record -C 1 --clock hrtimer: $(tail -2 hr.err)"
+a=$(fn_count hr.folded alpha_spin)
+b=$(fn_count hr.folded beta_spin)
+[ "$b" -gt 50 ] && [ "$a" = 0 ] && ! grep -q 'cpu 0 ' hr.err &&
+	ok "-C 1 --clock hrtimer: beta_spin $b, alpha_spin $a" ||
+	bad "-C 1 --clock hrtimer: beta_spin $b, alpha_spin $a: $(tail -4 hr.err)"
 stop_two_spin
 
 # Off-CPU honours -C: blocks on CPU 0 only, none written on CPU 1.
