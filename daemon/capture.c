@@ -170,6 +170,13 @@ static int resolve_targets(struct capture *c, const struct record_opts *o, uint3
 		}
 		s->tgids = tgids;
 		s->nr_tgids = o->nr_pids;
+		/* -t with -p: those threads only (the module wants both lists). */
+		s->tids = o->nr_tids ? o->tids : NULL;
+		s->nr_tids = o->nr_tids;
+		return 0;
+	case TARGET_TIDS:
+		s->tids = o->tids;
+		s->nr_tids = o->nr_tids;
 		return 0;
 	case TARGET_ALL:
 		/* System-wide includes kernel threads, as perf record -a does. */
@@ -220,6 +227,10 @@ int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t
 	ret = capture_session_opts(c, o);
 	if (ret)
 		return ret;
+	if (o->nr_cpu_words) {
+		c->sopts.cpus = o->cpus;
+		c->sopts.nr_cpu_words = o->nr_cpu_words;
+	}
 	return resolve_targets(c, o, cmd_tgid, cmd_cgroup, tgids);
 }
 

@@ -34,7 +34,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: skyprof record [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d TIME]\n"
+		"usage: skyprof record [-p PID[,PID...] | -a | --cgroup PATH] [-t TID[,TID...]]\n"
+		"                      [-C CPUS] [-F HZ] [-d TIME]\n"
 		"                      [--clock auto|perf|perf-hw|perf-sw|hrtimer]\n"
 		"                      [--offcpu [--offcpu-min TIME]] [--budget PCT]\n"
 		"                      [--dwarf[=BYTES] | -g | --call-graph fp|dwarf[,BYTES]]\n"
@@ -53,15 +54,19 @@ static void usage(FILE *f)
 		"Targets (one of them, or a command):\n"
 		"  -p, --pid PID[,PID...]  these processes (a thread id means its process);\n"
 		"                          may be repeated; ends when all have exited\n"
+		"  -t, --tid TID[,TID...]  only these threads; with -p they must be threads of\n"
+		"                          those processes; ends when all have exited\n"
 		"  -a, --all, --all-cpus   every task on every CPU, kernel threads included\n"
 		"  --cgroup PATH           tasks in a cgroup v2 group: its directory\n"
 		"                          (/sys/fs/cgroup/system.slice/x.service) or its path in\n"
 		"                          the hierarchy (/system.slice/x.service)\n"
 		"  -- CMD [ARGS...]        run CMD and profile it and what it starts, until it\n"
 		"                          exits (it runs in a cgroup of its own for that); with\n"
-		"                          -p, -a or --cgroup the command only bounds the run\n"
+		"                          -p, -t, -a or --cgroup the command only bounds the run\n"
 		"  --no-inherit            -- CMD: profile only the command's own process\n"
 		"Sampling:\n"
+		"  -C, --cpu CPUS          sample only on these CPUs (0,2-3); with --offcpu\n"
+		"                          blocks that begin and end on them\n"
 		"  -F, --freq HZ           samples per second per CPU (1..%d, default %d)\n"
 		"  -d, --duration TIME     stop after TIME (30, 30s, 500ms, 2m); with -- CMD the\n"
 		"                          command is terminated then\n"
@@ -495,6 +500,8 @@ int cmd_record_main(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
+	if (opts_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
+		return usage_fail("record", "%s", err);
 	/* As perf does: an output that cannot be written fails before the
 	 * module is asked for anything, not after the run. */
 	for (size_t i = 0; i < o.nr_outputs; i++) {
@@ -572,9 +579,11 @@ int cmd_record_main(int argc, char **argv)
 			timeout = true;
 			break;
 		}
-		if (o.target == TARGET_PIDS && now - last_pid_check > 500000000ull) {
+		if ((o.target == TARGET_PIDS || o.target == TARGET_TIDS) &&
+		    now - last_pid_check > 500000000ull) {
 			last_pid_check = now;
-			if (!capture_pids_alive(o.pids, o.nr_pids)) {
+			if (!(o.nr_tids ? capture_pids_alive(o.tids, o.nr_tids)
+					: capture_pids_alive(o.pids, o.nr_pids))) {
 				targets_gone = true;
 				break;
 			}

@@ -24,8 +24,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: skyprof top [-p PID[,PID...] | -a | --cgroup PATH] [-F HZ] [-d SECONDS]\n"
-		"                   [-n LINES] [--clock auto|perf|perf-hw|perf-sw|hrtimer]\n"
+		"usage: skyprof top [-p PID[,PID...] | -a | --cgroup PATH] [-t TID[,TID...]]\n"
+		"                   [-C CPUS] [-F HZ] [-d SECONDS] [-n LINES]\n"
+		"                   [--clock auto|perf|perf-hw|perf-sw|hrtimer]\n"
 		"                   [-g | --call-graph fp|dwarf[,BYTES]]\n"
 		"                   [--no-kernel | --no-user] [--max-depth N] [--ring-pages N]\n"
 		"\n"
@@ -34,7 +35,9 @@ static void usage(FILE *f)
 		"callees (total), since the start. Kernel functions are marked [k].\n"
 		"\n"
 		"  -p, --pid PID[,PID...]  these processes\n"
+		"  -t, --tid TID[,TID...]  only these threads (with -p: of those processes)\n"
 		"  -a, --all, --all-cpus   the whole system\n"
+		"  -C, --cpu CPUS          sample only on these CPUs (0,2-3)\n"
 		"  --cgroup PATH           a cgroup v2 group (see `skyprof record --help`)\n"
 		"  -F, --freq HZ           samples per second per CPU (default %d)\n"
 		"  -d, --delay SECONDS     refresh interval (default %.0f)\n"
@@ -141,6 +144,8 @@ int cmd_top_main(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
+	if (opts_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
+		return usage_fail("top", "%s", err);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -166,7 +171,9 @@ int cmd_top_main(int argc, char **argv)
 			fprintf(stderr, "skyprof top: %s\n", cap.err);
 			break;
 		}
-		if (o.target == TARGET_PIDS && !capture_pids_alive(o.pids, o.nr_pids)) {
+		if ((o.target == TARGET_PIDS || o.target == TARGET_TIDS) &&
+		    !(o.nr_tids ? capture_pids_alive(o.tids, o.nr_tids)
+				: capture_pids_alive(o.pids, o.nr_pids))) {
 			fprintf(stderr, "skyprof top: all target processes exited\n");
 			break;
 		}

@@ -67,6 +67,14 @@ static struct nla_policy attr_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_END_REASON] = { .type = NLA_U32 },
 	[SKYPROF_A_CPU] = { .type = NLA_U32 },
 	[SKYPROF_A_RING_BYTES] = { .type = NLA_U64 },
+	[SKYPROF_A_MODE] = { .type = NLA_U32 },
+	[SKYPROF_A_FREQ] = { .type = NLA_U32 },
+	[SKYPROF_A_FLAGS] = { .type = NLA_U32 },
+	[SKYPROF_A_TARGET_CGROUP] = { .type = NLA_STRING },
+	[SKYPROF_A_SESSION_INFO] = { .type = NLA_NESTED },
+	[SKYPROF_A_OWNER_PID] = { .type = NLA_U32 },
+	[SKYPROF_A_SAMPLES] = { .type = NLA_U64 },
+	[SKYPROF_A_LOST] = { .type = NLA_U64 },
 };
 
 static struct nla_policy stat_policy[SKYPROF_STAT_MAX + 1] = {
@@ -429,6 +437,12 @@ static int build_start(struct nl_msg *msg, const void *arg)
 		return -EMSGSIZE;
 	if (o->cgroup && nla_put_string(msg, SKYPROF_A_TARGET_CGROUP, o->cgroup) < 0)
 		return -EMSGSIZE;
+	if (o->nr_tids &&
+	    nla_put(msg, SKYPROF_A_TARGET_TIDS, (int)(o->nr_tids * sizeof(uint32_t)), o->tids) < 0)
+		return -EMSGSIZE;
+	if (o->cpus && nla_put(msg, SKYPROF_A_TARGET_CPUS,
+			       (int)(o->nr_cpu_words * sizeof(uint32_t)), o->cpus) < 0)
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -709,4 +723,120 @@ const char *control_caps_string(uint32_t caps, char *buf, size_t len)
 	if (!used)
 		snprintf(buf, len, "none");
 	return buf;
+}
+
+struct sessions_acc {
+	struct control_session_info *v;
+	size_t n, cap;
+};
+
+void control_sessions_free(struct control_session_info *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].tgids);
+		free(v[i].tids);
+		free(v[i].cpus);
+		free(v[i].cgroup);
+	}
+	free(v);
+}
+
+/* A copy of a __u32[] attribute; 0 when absent, -EPROTO when malformed. */
+static int copy_u32s(struct nlattr *a, uint32_t **out, uint32_t *n)
+{
+	int len;
+
+	if (!a)
+		return 0;
+	len = nla_len(a);
+	if (len <= 0 || len % 4)
+		return -EPROTO;
+	*out = malloc((size_t)len);
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, nla_data(a), (size_t)len);
+	*n = (uint32_t)len / 4;
+	return 0;
+}
+
+static int parse_one_session(struct sessions_acc *acc, struct nlattr *nest)
+{
+	struct nlattr *tb[SKYPROF_A_MAX + 1];
+	struct control_session_info *si;
+	int ret;
+
+	if (nla_parse_nested(tb, SKYPROF_A_MAX, nest, attr_policy) < 0 || !tb[SKYPROF_A_SESSION_ID])
+		return -EPROTO;
+	if (acc->n == acc->cap) {
+		size_t cap = acc->cap ? acc->cap * 2 : 8;
+		void *p = realloc(acc->v, cap * sizeof(*acc->v));
+
+		if (!p)
+			return -ENOMEM;
+		acc->v = p;
+		acc->cap = cap;
+	}
+	si = &acc->v[acc->n++];
+	memset(si, 0, sizeof(*si));
+	si->id = get_u32(tb, SKYPROF_A_SESSION_ID);
+	si->owner_pid = get_u32(tb, SKYPROF_A_OWNER_PID);
+	si->mode = get_u32(tb, SKYPROF_A_MODE);
+	si->clock_used = get_u32(tb, SKYPROF_A_CLOCK_USED);
+	si->freq = get_u32(tb, SKYPROF_A_FREQ);
+	si->flags = get_u32(tb, SKYPROF_A_FLAGS);
+	si->samples = get_u64(tb, SKYPROF_A_SAMPLES);
+	si->lost = get_u64(tb, SKYPROF_A_LOST);
+	ret = copy_u32s(tb[SKYPROF_A_TARGET_TGIDS], &si->tgids, &si->nr_tgids);
+	if (!ret)
+		ret = copy_u32s(tb[SKYPROF_A_TARGET_TIDS], &si->tids, &si->nr_tids);
+	if (!ret)
+		ret = copy_u32s(tb[SKYPROF_A_TARGET_CPUS], &si->cpus, &si->nr_cpu_words);
+	if (!ret && tb[SKYPROF_A_TARGET_CGROUP]) {
+		si->cgroup = strndup(nla_data(tb[SKYPROF_A_TARGET_CGROUP]),
+				     (size_t)nla_len(tb[SKYPROF_A_TARGET_CGROUP]));
+		if (!si->cgroup)
+			ret = -ENOMEM;
+	}
+	return ret;
+}
+
+/* SESSION_INFO repeats, so walk the attributes rather than the parsed table. */
+static int parse_sessions(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
+{
+	struct sessions_acc *acc = r->arg;
+	struct nlattr *a;
+	int rem, ret;
+
+	(void)tb;
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		if (nla_type(a) != SKYPROF_A_SESSION_INFO)
+			continue;
+		ret = parse_one_session(acc, a);
+		if (ret < 0) {
+			snprintf(r->extack, sizeof(r->extack), "%s",
+				 ret == -ENOMEM ? "out of memory"
+						: "malformed session list from the module");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int control_list_sessions(struct control *c, struct control_session_info **out, size_t *n)
+{
+	struct sessions_acc acc = { 0 };
+	struct reply r = { .parse = parse_sessions, .arg = &acc };
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = request(c, SKYPROF_CMD_LIST_SESSIONS, "cannot list the sessions", NULL, NULL, &r);
+	if (ret < 0) {
+		control_sessions_free(acc.v, acc.n);
+		return ret;
+	}
+	*out = acc.v;
+	*n = acc.n;
+	return 0;
 }

@@ -73,6 +73,10 @@ struct control_session_opts {
 	uint32_t budget_pct;
 	const uint32_t *tgids;
 	uint32_t nr_tgids;
+	const uint32_t *tids; /* only these threads (with tgids: of those processes) */
+	uint32_t nr_tids;
+	const uint32_t *cpus; /* CPU bitmap, bit c % 32 of word c / 32; NULL: all */
+	uint32_t nr_cpu_words;
 	const char *cgroup; /* path inside the cgroup2 hierarchy, or NULL */
 };
 
@@ -99,6 +103,26 @@ struct control_cpu_stats {
 /* *out is malloc'ed (free() it), *n entries, one per CPU the module reported. */
 int control_get_stats(struct control *c, uint32_t session_id, struct control_cpu_stats **out,
 		      size_t *n);
+
+/* One running session as LIST_SESSIONS reports it. */
+struct control_session_info {
+	uint32_t id;
+	uint32_t owner_pid;
+	uint32_t mode;	     /* enum skyprof_mode */
+	uint32_t clock_used; /* enum skyprof_clock */
+	uint32_t freq;
+	uint32_t flags;
+	uint64_t samples, lost;
+	uint32_t *tgids, *tids; /* malloc'ed with the entry, NULL when not set */
+	uint32_t nr_tgids, nr_tids;
+	uint32_t *cpus; /* CPU bitmap words, NULL: every CPU */
+	uint32_t nr_cpu_words;
+	char *cgroup; /* NULL when not set */
+};
+
+/* *out is malloc'ed, *n sessions; free with control_sessions_free. */
+int control_list_sessions(struct control *c, struct control_session_info **out, size_t *n);
+void control_sessions_free(struct control_session_info *v, size_t n);
 
 /* Events: a second socket subscribed to the multicast group. */
 struct control_event {

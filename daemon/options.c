@@ -77,6 +77,45 @@ int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 	return 0;
 }
 
+int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *nr_words)
+{
+	const char *p = s;
+
+	memset(words, 0, nwords * sizeof(*words));
+	*nr_words = 0;
+	if (!s || !*p)
+		return -EINVAL;
+	while (*p) {
+		char buf[32], *dash;
+		size_t n = strcspn(p, ",");
+		uint32_t lo, hi;
+
+		if (!n || n >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		dash = strchr(buf, '-');
+		if (dash)
+			*dash = '\0';
+		if (opts_parse_u32(buf, 0, nwords * 32 - 1, &lo))
+			return -EINVAL;
+		hi = lo;
+		if (dash && (opts_parse_u32(dash + 1, 0, nwords * 32 - 1, &hi) || hi < lo))
+			return -EINVAL;
+		for (uint32_t c = lo; c <= hi; c++)
+			words[c / 32] |= 1u << (c % 32);
+		if (hi / 32 + 1 > *nr_words)
+			*nr_words = hi / 32 + 1;
+		p += n;
+		if (*p == ',') {
+			p++;
+			if (!*p)
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int opts_parse_duration(const char *s, uint64_t *ns)
 {
 	static const struct {
@@ -203,8 +242,76 @@ enum {
 	OPT_CALL_GRAPH,
 };
 
+/* The process a thread id belongs to, 0 when there is no such thread. */
+static uint32_t thread_tgid(uint32_t tid)
+{
+	char path[64], line[256];
+	uint32_t tgid = 0;
+	FILE *f;
+
+	/* /proc/TID exists for every thread, listed in /proc or not. */
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static char *read_small_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+enum opts_result opts_check_system(const struct record_opts *o, const char *possible, char *err,
+				   size_t len)
+{
+	static uint32_t have[OPTS_CPU_WORDS];
+	char buf[256];
+	uint32_t nr;
+
+	if (o->nr_cpu_words) {
+		if (!possible)
+			possible = read_small_file("/sys/devices/system/cpu/possible", buf,
+						   sizeof(buf));
+		if (!possible || opts_parse_cpus(possible, have, OPTS_CPU_WORDS, &nr))
+			return fail(err, len, "-C: cannot read the CPUs of this machine");
+		for (uint32_t c = 0; c < o->nr_cpu_words * 32; c++)
+			if ((o->cpus[c / 32] >> (c % 32) & 1) && !(have[c / 32] >> (c % 32) & 1))
+				return fail(err, len, "-C: no CPU %u here (CPUs: %s)", c, possible);
+	}
+	for (uint32_t i = 0; i < o->nr_tids; i++) {
+		uint32_t tgid = thread_tgid(o->tids[i]);
+		bool in = !o->nr_pids;
+
+		if (!tgid)
+			return fail(err, len, "-t: no such thread: %u", o->tids[i]);
+		/* -p takes thread ids too, meaning their process. */
+		for (uint32_t k = 0; k < o->nr_pids && !in; k++)
+			in = thread_tgid(o->pids[k]) == tgid;
+		if (!in)
+			return fail(err, len, "-t: thread %u is not in the -p processes",
+				    o->tids[i]);
+	}
+	return OPTS_OK;
+}
+
 static const struct option record_long[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "cpu", required_argument, NULL, 'C' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
@@ -230,6 +337,8 @@ static const struct option record_long[] = {
 /* top: -d is the refresh delay, as in perf top; no outputs, no command. */
 static const struct option top_long[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "cpu", required_argument, NULL, 'C' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
@@ -277,6 +386,20 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		if (r)
 			return fail(err, len,
 				    "-p: '%s' is not a list of process ids (PID[,PID...])", optarg);
+		return OPTS_OK;
+	case 't':
+		r = opts_parse_pids(optarg, o->tids, &o->nr_tids, SKYPROF_MAX_TIDS);
+		if (r == -E2BIG)
+			return fail(err, len, "-t: at most %d threads", SKYPROF_MAX_TIDS);
+		if (r)
+			return fail(err, len, "-t: '%s' is not a list of thread ids (TID[,TID...])",
+				    optarg);
+		return OPTS_OK;
+	case 'C':
+		if (opts_parse_cpus(optarg, o->cpus, OPTS_CPU_WORDS, &o->nr_cpu_words))
+			return fail(err, len,
+				    "-C: '%s' is not a list of CPUs (e.g. 0,2-3; each below %d)",
+				    optarg, OPTS_MAX_CPUS);
 		return OPTS_OK;
 	case 'a':
 		return set_target(o, TARGET_ALL, err, len);
@@ -399,6 +522,13 @@ static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, 
 {
 	if (o->no_kernel && o->no_user)
 		return fail(err, len, "--no-kernel and --no-user together leave nothing to record");
+	if (o->nr_tids) {
+		/* As perf's -t: only those threads; -p then says whose threads they are. */
+		if (o->target == TARGET_ALL || o->target == TARGET_CGROUP)
+			return fail(err, len, "-t combines with -p only, not with -a or --cgroup");
+		if (o->target == TARGET_NONE)
+			o->target = TARGET_TIDS;
+	}
 	if (o->offcpu && o->freq_given)
 		return fail(err, len, "-F has no meaning with --offcpu (it records every block)");
 	if (o->offcpu_min_given && !o->offcpu)
@@ -412,11 +542,13 @@ static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, 
 		if (o->cmd)
 			return fail(err, len, "top takes no command; use `skyprof record -- CMD`");
 		if (o->target == TARGET_NONE)
-			return fail(err, len, "no target: give -p PID, -a or --cgroup PATH");
+			return fail(err, len,
+				    "no target: give -p PID, -t TID, -a or --cgroup PATH");
 		return OPTS_OK;
 	}
 	if (o->target == TARGET_NONE && !o->cmd)
-		return fail(err, len, "no target: give -p PID, -a, --cgroup PATH or -- CMD");
+		return fail(err, len,
+			    "no target: give -p PID, -t TID, -a, --cgroup PATH or -- CMD");
 	if (o->no_inherit && (o->target != TARGET_NONE || !o->cmd))
 		return fail(err, len, "--no-inherit is about -- CMD as the only target");
 	if (!o->nr_outputs)
@@ -428,7 +560,7 @@ enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct r
 			    char *err, size_t errlen)
 {
 	const struct option *longopts = which == OPTS_TOP ? top_long : record_long;
-	const char *shortopts = which == OPTS_TOP ? "+:p:aF:d:n:gh" : "+:p:aF:d:o:gh";
+	const char *shortopts = which == OPTS_TOP ? "+:p:t:C:aF:d:n:gh" : "+:p:t:C:aF:d:o:gh";
 	enum opts_result r;
 	int c, idx;
 

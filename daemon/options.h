@@ -18,6 +18,8 @@
 #define OPTS_DEFAULT_DWARF	  8192		       /* bytes of user stack copied by --dwarf */
 #define OPTS_DEFAULT_OUTPUT	  "skyprof.pb.gz"
 #define OPTS_DEFAULT_TOP_DELAY_NS 2000000000ull
+#define OPTS_MAX_CPUS		  4096 /* -C: highest CPU id + 1 */
+#define OPTS_CPU_WORDS		  (OPTS_MAX_CPUS / 32)
 
 enum opts_cmd {
 	OPTS_RECORD,
@@ -29,6 +31,7 @@ enum opts_target {
 	TARGET_PIDS,
 	TARGET_ALL,
 	TARGET_CGROUP,
+	TARGET_TIDS, /* -t alone; with -p the target stays TARGET_PIDS, restricted */
 };
 
 /* --clock: "perf" means hardware cycles where the module has them, else cpu-clock. */
@@ -44,8 +47,12 @@ struct record_opts {
 	enum opts_target target;
 	uint32_t pids[SKYPROF_MAX_TGIDS];
 	uint32_t nr_pids;
-	const char *cgroup; /* as given; see cgroup.h for the conversion */
-	uint32_t freq;	    /* Hz */
+	uint32_t tids[SKYPROF_MAX_TIDS]; /* -t: only these threads */
+	uint32_t nr_tids;
+	uint32_t cpus[OPTS_CPU_WORDS]; /* -C: bit c % 32 of word c / 32 */
+	uint32_t nr_cpu_words;	       /* 0: every CPU; else words up to the highest */
+	const char *cgroup;	       /* as given; see cgroup.h for the conversion */
+	uint32_t freq;		       /* Hz */
 	bool freq_given;
 	uint64_t duration_ns; /* 0: until Ctrl-C / the command or targets exit */
 	enum opts_clock clock;
@@ -80,7 +87,21 @@ enum opts_result {
 enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct record_opts *o,
 			    char *err, size_t errlen);
 
+/*
+ * What the options name must exist here: the -C CPUs (possible is the text
+ * of /sys/devices/system/cpu/possible, NULL to read it) and the -t threads
+ * (with -p: threads of those processes). OPTS_OK, or OPTS_ERROR with the
+ * message in err (a usage error: exit 2, before any session starts).
+ */
+enum opts_result opts_check_system(const struct record_opts *o, const char *possible, char *err,
+				   size_t errlen);
+
 /* The pieces, exposed for tests. Each returns 0 or -EINVAL. */
+/*
+ * A CPU list as perf takes it ("0,2-3"): sets the bits in words (nwords of
+ * them, zeroed first) and *nr_words to the words up to the highest CPU.
+ */
+int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *nr_words);
 int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max);
 /* "5", "2.5", "5s", "500ms", "2m", "1h" -> ns; must be > 0. */
 int opts_parse_duration(const char *s, uint64_t *ns);

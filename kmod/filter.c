@@ -2,8 +2,8 @@
 /*
  * Target selection: which ticks become samples. The idle task is never a
  * target; kernel threads only when the session asks (SKYPROF_F_KTHREADS);
- * then either every task, a sorted tgid list (binary search, bounded by
- * log2(SKYPROF_MAX_TGIDS) steps) or the tasks of a cgroup v2 subtree.
+ * then either every task, sorted tgid and tid lists (binary search, bounded
+ * by log2(SKYPROF_MAX_TGIDS) steps) or the tasks of a cgroup v2 subtree.
  * skyprof_filter_match() runs in the sample handler (hardirq or NMI): no
  * locks, RCU read side only.
  */
@@ -54,7 +54,7 @@ void skyprof_filter_release(struct skyprof_session *s)
 	s->cgrp = NULL;
 }
 
-/* Binary search of the sorted, unique tgid list. */
+/* Binary search of a sorted, unique tgid or tid list. */
 static bool skyprof_tgid_listed(const u32 *tgids, u32 nr, u32 tgid)
 {
 	u32 lo = 0, hi = nr;
@@ -72,9 +72,15 @@ static bool skyprof_tgid_listed(const u32 *tgids, u32 nr, u32 tgid)
 	return false;
 }
 
-/* The tgid list or the cgroup (skyprof_filter_match has done the rest). */
+/*
+ * The tgid and tid lists (a task must be in each one given) or the cgroup
+ * (skyprof_filter_match has done the rest).
+ */
 bool skyprof_filter_match_targets(struct skyprof_session *s, struct task_struct *task)
 {
+	if (s->cfg.nr_tids &&
+	    !skyprof_tgid_listed(s->cfg.tids, s->cfg.nr_tids, task->pid))
+		return false;
 	if (s->cfg.nr_tgids)
 		return skyprof_tgid_listed(s->cfg.tgids, s->cfg.nr_tgids, task->tgid);
 #ifdef SKYPROF_CGROUP_FILTER

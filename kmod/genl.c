@@ -60,6 +60,13 @@ static const struct nla_policy skyprof_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_OFFCPU_USED]		= { .type = NLA_REJECT },
 	[SKYPROF_A_OFFCPU_EXITED]	= { .type = NLA_REJECT },
 	[SKYPROF_A_OFFCPU_BYTES]	= { .type = NLA_REJECT },
+	/* Lengths checked in skyprof_parse_targets(), as TARGET_TGIDS. */
+	[SKYPROF_A_TARGET_TIDS]		= { .type = NLA_BINARY },
+	[SKYPROF_A_TARGET_CPUS]		= { .type = NLA_BINARY },
+	[SKYPROF_A_SESSION_INFO]	= { .type = NLA_REJECT },
+	[SKYPROF_A_OWNER_PID]		= { .type = NLA_REJECT },
+	[SKYPROF_A_SAMPLES]		= { .type = NLA_REJECT },
+	[SKYPROF_A_LOST]		= { .type = NLA_REJECT },
 };
 
 #ifndef SKYPROF_GENL_STRICT
@@ -164,37 +171,107 @@ static int skyprof_cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A sorted, unique copy of an id list attribute: 1..max ids in
+ * 1..PID_MAX_LIMIT, else -EINVAL (the caller names the attribute).
+ */
+static int skyprof_parse_ids(struct nlattr *t, u32 max, u32 **ids, u32 *nr)
+{
+	u32 i, n, out;
+
+	if (nla_len(t) % sizeof(u32) || !nla_len(t) || nla_len(t) > max * sizeof(u32))
+		return -EINVAL;
+	n = nla_len(t) / sizeof(u32);
+	*ids = kmemdup(nla_data(t), n * sizeof(u32), GFP_KERNEL);
+	if (!*ids)
+		return -ENOMEM;
+	sort(*ids, n, sizeof(u32), skyprof_cmp_u32, NULL);
+	if (!(*ids)[0] || (*ids)[n - 1] > PID_MAX_LIMIT)
+		return -EINVAL;
+	for (i = 1, out = 1; i < n; i++)
+		if ((*ids)[i] != (*ids)[out - 1])
+			(*ids)[out++] = (*ids)[i];
+	*nr = out;
+	return 0;
+}
+
+/* The CPU bitmap of TARGET_CPUS: only possible CPUs, at least one. */
+static int skyprof_parse_cpus(struct genl_info *info, struct nlattr *m,
+			      struct skyprof_config *cfg)
+{
+	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
+	u32 words = DIV_ROUND_UP(nr_cpu_ids, 32), n, i, b;
+	const u8 *data = nla_data(m);
+	bool any = false;
+
+	if (nla_len(m) % sizeof(u32) || !nla_len(m) || nla_len(m) > words * sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(extack, m,
+				    "TARGET_CPUS: 1..DIV_ROUND_UP(NR_CPU_IDS, 32) u32 words");
+		return -EINVAL;
+	}
+	cfg->cpus = kcalloc(BITS_TO_LONGS(nr_cpu_ids), sizeof(long), GFP_KERNEL);
+	if (!cfg->cpus)
+		return -ENOMEM;
+	n = nla_len(m) / sizeof(u32);
+	for (i = 0; i < n; i++) {
+		u32 w;
+
+		/* Attribute data is only 4-byte aligned; copy each word out. */
+		memcpy(&w, data + i * sizeof(u32), sizeof(w));
+		for (b = 0; b < 32; b++) {
+			unsigned int cpu = i * 32 + b;
+
+			if (!(w & (1U << b)))
+				continue;
+			if (cpu >= nr_cpu_ids || !cpu_possible(cpu)) {
+				NL_SET_ERR_MSG_ATTR(extack, m,
+						    "TARGET_CPUS: a CPU that is not possible here");
+				return -EINVAL;
+			}
+			set_bit(cpu, cfg->cpus);
+			any = true;
+		}
+	}
+	if (!any) {
+		NL_SET_ERR_MSG_ATTR(extack, m, "TARGET_CPUS: no CPU");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int skyprof_parse_targets(struct genl_info *info, struct skyprof_config *cfg)
 {
 	struct netlink_ext_ack *extack = skyprof_genl_extack(info);
 	struct nlattr *t = info->attrs[SKYPROF_A_TARGET_TGIDS];
+	struct nlattr *th = info->attrs[SKYPROF_A_TARGET_TIDS];
+	struct nlattr *m = info->attrs[SKYPROF_A_TARGET_CPUS];
 	struct nlattr *c = info->attrs[SKYPROF_A_TARGET_CGROUP];
-	u32 i, n, out;
+	int ret;
 
-	if (t && c) {
-		NL_SET_ERR_MSG_ATTR(extack, c, "tgid and cgroup targets are exclusive");
+	if ((t || th) && c) {
+		NL_SET_ERR_MSG_ATTR(extack, c, "tgid/tid and cgroup targets are exclusive");
 		return -EINVAL;
 	}
 	if (t) {
-		if (nla_len(t) % sizeof(u32) || !nla_len(t) ||
-		    nla_len(t) > SKYPROF_MAX_TGIDS * sizeof(u32)) {
+		ret = skyprof_parse_ids(t, SKYPROF_MAX_TGIDS, &cfg->tgids, &cfg->nr_tgids);
+		if (ret == -EINVAL)
 			NL_SET_ERR_MSG_ATTR(extack, t,
-					    "TARGET_TGIDS: 1..SKYPROF_MAX_TGIDS u32 values");
-			return -EINVAL;
-		}
-		n = nla_len(t) / sizeof(u32);
-		cfg->tgids = kmemdup(nla_data(t), n * sizeof(u32), GFP_KERNEL);
-		if (!cfg->tgids)
-			return -ENOMEM;
-		sort(cfg->tgids, n, sizeof(u32), skyprof_cmp_u32, NULL);
-		if (!cfg->tgids[0] || cfg->tgids[n - 1] > PID_MAX_LIMIT) {
-			NL_SET_ERR_MSG_ATTR(extack, t, "TARGET_TGIDS: tgid out of range");
-			return -EINVAL;
-		}
-		for (i = 1, out = 1; i < n; i++)
-			if (cfg->tgids[i] != cfg->tgids[out - 1])
-				cfg->tgids[out++] = cfg->tgids[i];
-		cfg->nr_tgids = out;
+					    "TARGET_TGIDS: 1..SKYPROF_MAX_TGIDS u32 tgids in 1..PID_MAX_LIMIT");
+		if (ret)
+			return ret;
+	}
+	if (th) {
+		ret = skyprof_parse_ids(th, SKYPROF_MAX_TIDS, &cfg->tids, &cfg->nr_tids);
+		if (ret == -EINVAL)
+			NL_SET_ERR_MSG_ATTR(extack, th,
+					    "TARGET_TIDS: 1..SKYPROF_MAX_TIDS u32 tids in 1..PID_MAX_LIMIT");
+		if (ret)
+			return ret;
+	}
+	if (m) {
+		ret = skyprof_parse_cpus(info, m, cfg);
+		if (ret)
+			return ret;
 	}
 	if (c) {
 		/* NLA_NUL_STRING: the policy guaranteed a NUL inside. */
@@ -384,6 +461,7 @@ static const u8 skyprof_start_attrs[] = {
 	SKYPROF_A_MAX_DEPTH, SKYPROF_A_USTACK_BYTES, SKYPROF_A_OFFCPU_MIN_NS,
 	SKYPROF_A_RING_PAGES, SKYPROF_A_WATERMARK_PCT, SKYPROF_A_BUDGET_PCT,
 	SKYPROF_A_TARGET_TGIDS, SKYPROF_A_TARGET_CGROUP, SKYPROF_A_OFFCPU_ENTRIES,
+	SKYPROF_A_TARGET_TIDS, SKYPROF_A_TARGET_CPUS,
 };
 
 static int skyprof_cmd_session_start(struct sk_buff *skb, struct genl_info *info)
@@ -417,15 +495,13 @@ static int skyprof_cmd_session_start(struct sk_buff *skb, struct genl_info *info
 		}
 	}
 	if (ret) {
-		kfree(cfg.tgids);
-		kfree(cfg.cgroup_path);
+		skyprof_config_free(&cfg);
 		return ret;
 	}
 	/* Allocated before the start so that the reply cannot fail after it. */
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg) {
-		kfree(cfg.tgids);
-		kfree(cfg.cgroup_path);
+		skyprof_config_free(&cfg);
 		return -ENOMEM;
 	}
 	ret = skyprof_session_start(&cfg, info->snd_portid, extack, &reply);
@@ -570,6 +646,110 @@ err_size:
 	return -EMSGSIZE;
 }
 
+/* The reply space one session's SESSION_INFO takes (see skyprof_put_session). */
+static int skyprof_session_size(struct skyprof_session *s, void *arg)
+{
+	size_t *size = arg;
+
+	*size += nla_total_size(0) + 6 * nla_total_size(sizeof(u32)) +
+		 2 * (nla_total_size(sizeof(u64)) + nla_total_size(0)) +
+		 nla_total_size(s->cfg.nr_tgids * sizeof(u32)) +
+		 nla_total_size(s->cfg.nr_tids * sizeof(u32)) +
+		 nla_total_size(DIV_ROUND_UP(nr_cpu_ids, 32) * sizeof(u32)) +
+		 (s->cfg.cgroup_path ? nla_total_size(strlen(s->cfg.cgroup_path) + 1) : 0);
+	return 0;
+}
+
+static int skyprof_put_cpus(struct sk_buff *msg, const unsigned long *cpus)
+{
+	u32 words = DIV_ROUND_UP(nr_cpu_ids, 32);
+	struct nlattr *a = nla_reserve(msg, SKYPROF_A_TARGET_CPUS, words * sizeof(u32));
+	u8 *data;
+	unsigned int cpu;
+
+	if (!a)
+		return -EMSGSIZE;
+	data = nla_data(a);
+	memset(data, 0, words * sizeof(u32));
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		u32 w;
+
+		if (!test_bit(cpu, cpus))
+			continue;
+		memcpy(&w, data + cpu / 32 * sizeof(u32), sizeof(w));
+		w |= 1U << (cpu % 32);
+		memcpy(data + cpu / 32 * sizeof(u32), &w, sizeof(w));
+	}
+	return 0;
+}
+
+static int skyprof_put_session(struct skyprof_session *s, void *arg)
+{
+	struct sk_buff *msg = arg;
+	struct skyprof_cpu_stats st;
+	struct nlattr *nest;
+	u64 samples = 0, lost = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		skyprof_session_read_stats(s, cpu, &st);
+		samples += st.samples;
+		lost += st.drops;
+	}
+	nest = nla_nest_start(msg, SKYPROF_A_SESSION_INFO);
+	if (!nest ||
+	    nla_put_u32(msg, SKYPROF_A_SESSION_ID, s->id) ||
+	    nla_put_u32(msg, SKYPROF_A_OWNER_PID, s->owner_pid) ||
+	    nla_put_u32(msg, SKYPROF_A_MODE, s->cfg.mode) ||
+	    nla_put_u32(msg, SKYPROF_A_CLOCK_USED, s->clock_used) ||
+	    nla_put_u32(msg, SKYPROF_A_FREQ, s->cfg.freq) ||
+	    nla_put_u32(msg, SKYPROF_A_FLAGS, s->cfg.flags) ||
+	    nla_put_u64_64bit(msg, SKYPROF_A_SAMPLES, samples, SKYPROF_A_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_A_LOST, lost, SKYPROF_A_PAD) ||
+	    (s->cfg.nr_tgids &&
+	     nla_put(msg, SKYPROF_A_TARGET_TGIDS, s->cfg.nr_tgids * sizeof(u32), s->cfg.tgids)) ||
+	    (s->cfg.nr_tids &&
+	     nla_put(msg, SKYPROF_A_TARGET_TIDS, s->cfg.nr_tids * sizeof(u32), s->cfg.tids)) ||
+	    (s->cfg.cgroup_path &&
+	     nla_put_string(msg, SKYPROF_A_TARGET_CGROUP, s->cfg.cgroup_path)) ||
+	    (s->cfg.cpus && skyprof_put_cpus(msg, s->cfg.cpus)))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int skyprof_cmd_list_sessions(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	size_t size = 0;
+	void *hdr;
+	int ret;
+
+	ret = skyprof_check_perm(skb, info);
+	if (ret)
+		return ret;
+	ret = skyprof_check_allowed(info, NULL, 0);
+	if (ret)
+		return ret;
+	/* Sized and filled under the mutex: the sessions cannot change between. */
+	mutex_lock(&skyprof_sessions_mutex);
+	skyprof_sessions_for_each(skyprof_session_size, &size);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + size, GFP_KERNEL);
+	if (!msg) {
+		mutex_unlock(&skyprof_sessions_mutex);
+		return -ENOMEM;
+	}
+	hdr = genlmsg_put_reply(msg, info, &skyprof_genl_family, 0, SKYPROF_CMD_LIST_SESSIONS);
+	ret = hdr ? skyprof_sessions_for_each(skyprof_put_session, msg) : -EMSGSIZE;
+	mutex_unlock(&skyprof_sessions_mutex);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 /* Multicast to the events group; process context. No listener is fine. */
 void skyprof_genl_event(u32 event, u32 session_id, u32 reason, int cpu)
 {
@@ -609,6 +789,10 @@ static const struct genl_ops skyprof_genl_ops[] = {
 	{
 		.cmd = SKYPROF_CMD_GET_STATS,
 		.doit = skyprof_cmd_get_stats,
+	},
+	{
+		.cmd = SKYPROF_CMD_LIST_SESSIONS,
+		.doit = skyprof_cmd_list_sessions,
 	},
 };
 

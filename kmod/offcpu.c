@@ -287,6 +287,15 @@ out:
 	skyprof_offcpu_release(t, k);
 }
 
+/* next resumes where the session does not sample: free its slot unwritten. */
+static void skyprof_offcpu_forget(struct skyprof_offcpu *t, struct task_struct *next)
+{
+	int k = skyprof_offcpu_find(t, next);
+
+	if (k >= 0)
+		skyprof_offcpu_release(t, k);
+}
+
 /* Tracked switch-outs: blocked ones, and preemptions when the session asks. */
 static __always_inline bool skyprof_offcpu_tracked(struct skyprof_session *s, bool preempt,
 						   unsigned int prev_state)
@@ -310,6 +319,15 @@ skyprof_offcpu_session_switch(struct skyprof_session *s, bool preempt, struct ta
 		return;
 	/* Interrupts are off: this CPU's state is ours until we return. */
 	pc = this_cpu_ptr(s->pcpu);
+	if (!skyprof_config_cpu(&s->cfg, pc->cpu)) {
+		/*
+		 * Not one of the session's CPUs: nothing is captured or
+		 * written here, but a task that blocked on one of them and
+		 * resumes here gives its slot back.
+		 */
+		skyprof_offcpu_forget(s->off, next);
+		return;
+	}
 	in = skyprof_filter_match(s, next);
 	out = skyprof_offcpu_tracked(s, preempt, prev_state) && skyprof_filter_match(s, prev);
 	if (!in && !out) {

@@ -45,6 +45,18 @@ static bool skyprof_unloading;
 static int skyprof_cpuhp_state = -1;
 static struct workqueue_struct *skyprof_wq;
 
+void skyprof_config_free(struct skyprof_config *cfg)
+{
+	kfree(cfg->tgids);
+	kfree(cfg->tids);
+	kfree(cfg->cpus);
+	kfree(cfg->cgroup_path);
+	cfg->tgids = NULL;
+	cfg->tids = NULL;
+	cfg->cpus = NULL;
+	cfg->cgroup_path = NULL;
+}
+
 u32 skyprof_record_max(const struct skyprof_config *cfg)
 {
 	u32 size = sizeof(struct skyprof_sample) + 2 * sizeof(u64) * cfg->max_depth;
@@ -63,6 +75,9 @@ static int skyprof_cpu_online(unsigned int cpu, struct hlist_node *node)
 	struct skyprof_pcpu *pc = per_cpu_ptr(s->pcpu, cpu);
 	int ret;
 
+	/* Outside the session's CPUs no clock runs at all. */
+	if (!skyprof_config_cpu(&s->cfg, cpu))
+		return 0;
 	if (s->clock_used == SKYPROF_CLOCK_HRTIMER)
 		ret = skyprof_hrtimer_start_cpu(pc);
 	else
@@ -143,8 +158,7 @@ static void skyprof_session_free(struct skyprof_session *s)
 	bitmap_free(s->wm_cpus);
 	bitmap_free(s->thr_cpus);
 	skyprof_filter_release(s);
-	kfree(s->cfg.tgids);
-	kfree(s->cfg.cgroup_path);
+	skyprof_config_free(&s->cfg);
 	kfree(s);
 }
 
@@ -278,14 +292,17 @@ int skyprof_session_start(struct skyprof_config *cfg, u32 portid,
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s) {
-		kfree(cfg->tgids);
-		kfree(cfg->cgroup_path);
+		skyprof_config_free(cfg);
 		return -ENOMEM;
 	}
 	s->cfg = *cfg;
 	cfg->tgids = NULL;
+	cfg->tids = NULL;
+	cfg->cpus = NULL;
 	cfg->cgroup_path = NULL;
 	s->portid = portid;
+	/* SESSION_START runs in the sender's context. */
+	s->owner_pid = task_tgid_nr(current);
 	s->period_ns = div_u64(NSEC_PER_SEC, s->cfg.freq);
 	s->max_rec = skyprof_record_max(&s->cfg);
 	INIT_WORK(&s->event_work, skyprof_event_work);
@@ -408,6 +425,24 @@ int skyprof_session_stop(u32 id, u32 portid, struct netlink_ext_ack *extack)
 	}
 	mutex_unlock(&skyprof_sessions_mutex);
 	return ret;
+}
+
+int skyprof_sessions_for_each(int (*fn)(struct skyprof_session *s, void *arg), void *arg)
+{
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&skyprof_sessions_mutex);
+	for (i = 0; i < SKYPROF_MAX_SESSIONS; i++) {
+		struct skyprof_session *s = skyprof_sessions[i];
+
+		if (!s || READ_ONCE(s->ending))
+			continue;
+		ret = fn(s, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 unsigned int skyprof_sessions_active(void)

@@ -20,6 +20,7 @@
 #define SKYPROF_KMOD_H
 
 #include <linux/types.h>
+#include <linux/bitops.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kref.h>
@@ -93,13 +94,25 @@ struct skyprof_config {
 	u32 offcpu_entries;
 	u32 *tgids;			/* sorted, unique; owned by the config */
 	u32 nr_tgids;
+	u32 *tids;			/* sorted, unique; owned by the config */
+	u32 nr_tids;
+	unsigned long *cpus;		/* nr_cpu_ids bits; NULL: every CPU */
 	char *cgroup_path;		/* owned by the config */
 };
+
+void skyprof_config_free(struct skyprof_config *cfg);
+
+/* CPU cpu is one the session samples on. */
+static inline bool skyprof_config_cpu(const struct skyprof_config *cfg, unsigned int cpu)
+{
+	return !cfg->cpus || test_bit(cpu, cfg->cpus);
+}
 
 struct skyprof_session {
 	u32 id;
 	u64 token;
 	u32 portid;			/* owning netlink socket */
+	u32 owner_pid;			/* tgid that started it (init pid ns) */
 	struct skyprof_config cfg;
 	u32 clock_used;
 	u64 period_ns;
@@ -139,6 +152,8 @@ struct skyprof_session *skyprof_session_find(u32 id);	/* mutex held */
 void skyprof_session_read_stats(struct skyprof_session *s, unsigned int cpu,
 				struct skyprof_cpu_stats *out);
 u32 skyprof_record_max(const struct skyprof_config *cfg);
+/* Calls fn for every session (mutex held); stops at a nonzero return. */
+int skyprof_sessions_for_each(int (*fn)(struct skyprof_session *s, void *arg), void *arg);
 
 /* ---- sample.c ---------------------------------------------------------- */
 
@@ -162,7 +177,7 @@ static __always_inline bool skyprof_filter_match(struct skyprof_session *s,
 		return false;
 	if ((task->flags & PF_KTHREAD) && !(s->cfg.flags & SKYPROF_F_KTHREADS))
 		return false;
-	if (!s->cfg.nr_tgids && !s->cgrp)
+	if (!s->cfg.nr_tgids && !s->cfg.nr_tids && !s->cgrp)
 		return true;
 	return skyprof_filter_match_targets(s, task);
 }

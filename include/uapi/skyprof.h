@@ -37,6 +37,7 @@
 #define SKYPROF_MAX_DEPTH		256	/* frames, each of kernel/user */
 #define SKYPROF_USTACK_MAX		65536	/* bytes of raw user stack */
 #define SKYPROF_MAX_TGIDS		1024
+#define SKYPROF_MAX_TIDS		1024
 #define SKYPROF_MAX_SESSIONS		8
 #define SKYPROF_RING_PAGES_MIN		8	/* data pages per CPU, power of 2 */
 #define SKYPROF_RING_PAGES_MAX		16384
@@ -60,6 +61,12 @@ enum skyprof_cmd {
 	SKYPROF_CMD_SESSION_STOP,	/* SESSION_ID (own sessions only) */
 	SKYPROF_CMD_GET_STATS,		/* SESSION_ID -> per-CPU stats */
 	SKYPROF_CMD_EVENT,		/* multicast only, kernel -> user */
+	/*
+	 * No attributes -> one SKYPROF_A_SESSION_INFO per running session, of
+	 * every owner (the same privilege as every other command; GET_STATS
+	 * already takes any session's id).
+	 */
+	SKYPROF_CMD_LIST_SESSIONS,
 	__SKYPROF_CMD_MAX,
 };
 
@@ -157,6 +164,31 @@ enum skyprof_attr {
 	SKYPROF_A_OFFCPU_USED,
 	SKYPROF_A_OFFCPU_EXITED,
 	SKYPROF_A_OFFCPU_BYTES,
+	/*
+	 * SESSION_START request. TARGET_TIDS (binary: __u32[], 1..
+	 * SKYPROF_MAX_TIDS): only these threads; with TARGET_TGIDS a task must
+	 * be in both lists (the tids restrict the processes); not with
+	 * TARGET_CGROUP. TARGET_CPUS (binary: __u32[] CPU bitmap, bit c % 32 of
+	 * word c / 32 is CPU c, at most DIV_ROUND_UP(NR_CPU_IDS, 32) words, only
+	 * possible CPUs, at least one): sample only on these CPUs; on the
+	 * others no clock runs and nothing is written (their stats stay 0). In
+	 * off-CPU mode a block is recorded only when the task leaves and
+	 * resumes on CPUs of the mask.
+	 */
+	SKYPROF_A_TARGET_TIDS,
+	SKYPROF_A_TARGET_CPUS,
+	/*
+	 * LIST_SESSIONS reply: SESSION_INFO, nested, repeated, holding
+	 * SESSION_ID, OWNER_PID (u32: tgid that started it, initial pid
+	 * namespace), MODE, CLOCK_USED, FREQ, FLAGS, the targets as given
+	 * (TARGET_TGIDS, TARGET_TIDS, TARGET_CGROUP, TARGET_CPUS, each only
+	 * when set), SAMPLES and LOST (u64, all CPUs: records written, records
+	 * dropped because the ring was full).
+	 */
+	SKYPROF_A_SESSION_INFO,
+	SKYPROF_A_OWNER_PID,
+	SKYPROF_A_SAMPLES,
+	SKYPROF_A_LOST,
 	__SKYPROF_A_MAX,
 };
 

@@ -246,6 +246,17 @@ static void valid_start(struct mb *m)
 
 		put_attr(m, SKYPROF_A_TARGET_TGIDS, tg, 4 * (1 + rn(4)));
 	}
+	if (rn(4) == 0) {
+		uint32_t td[3] = { (uint32_t)getpid(), 1 + rn(4096), val32() };
+
+		put_attr(m, SKYPROF_A_TARGET_TIDS, td, 4 * (1 + rn(3)));
+	}
+	if (rn(4) == 0) {
+		/* Mostly CPU 0 and 1, sometimes none, beyond, or too long. */
+		uint32_t cpus[3] = { rn(4) ? 1 + rn(3) : val32(), val32(), 0 };
+
+		put_attr(m, SKYPROF_A_TARGET_CPUS, cpus, 4 * (rn(4) ? 1 : 1 + rn(3)));
+	}
 	if (rn(5) == 0) {
 		static const char *const cg[] = { "/", "", "/nonexistent", "/sys/fs/cgroup",
 						  "../..", "/init.scope" };
@@ -333,8 +344,9 @@ static void build(struct mb *m)
 	case 3:
 		id_cmd(m, SKYPROF_CMD_GET_STATS);
 		return;
-	case 4: /* valid GET_INFO, maybe with junk */
-		hdr(m, (uint16_t)family, NLM_F_REQUEST | NLM_F_ACK, SKYPROF_CMD_GET_INFO);
+	case 4: /* valid GET_INFO or LIST_SESSIONS, maybe with junk */
+		hdr(m, (uint16_t)family, NLM_F_REQUEST | NLM_F_ACK,
+		    rn(2) ? SKYPROF_CMD_GET_INFO : SKYPROF_CMD_LIST_SESSIONS);
 		for (i = rn(3); i > 0; i--)
 			rand_attr(m, 0);
 		fix_len(m);

@@ -571,6 +571,26 @@ static const struct bad_case bad_cases[] = {
 	  "LONG", -EINVAL },
 	{ "TGIDS and CGROUP", SKYPROF_CMD_SESSION_START, SKYPROF_A_TARGET_CGROUP, T_STR, 0,
 	  "BOTH", -EINVAL },
+	BAD_LEN(SKYPROF_A_TARGET_TIDS, 0, "TARGET_TIDS: empty"),
+	BAD_LEN(SKYPROF_A_TARGET_TIDS, 6, "TARGET_TIDS: 6 bytes"),
+	BAD_LEN(SKYPROF_A_TARGET_TIDS, 4 * (SKYPROF_MAX_TIDS + 1), "TARGET_TIDS: too many"),
+	{ "TARGET_TIDS: tid 0", SKYPROF_CMD_SESSION_START, SKYPROF_A_TARGET_TIDS, T_U32, 0,
+	  NULL, -EINVAL },
+	{ "TIDS and CGROUP", SKYPROF_CMD_SESSION_START, SKYPROF_A_TARGET_CGROUP, T_STR, 0,
+	  "TIDCG", -EINVAL },
+	BAD_LEN(SKYPROF_A_TARGET_CPUS, 0, "TARGET_CPUS: empty"),
+	BAD_LEN(SKYPROF_A_TARGET_CPUS, 6, "TARGET_CPUS: 6 bytes"),
+	BAD_LEN(SKYPROF_A_TARGET_CPUS, 4 * (SKYPROF_MAX_TGIDS + 1), "TARGET_CPUS: too long"),
+	{ "TARGET_CPUS: no CPU", SKYPROF_CMD_SESSION_START, SKYPROF_A_TARGET_CPUS, T_U32, 0,
+	  NULL, -EINVAL },
+	{ "TARGET_CPUS: CPU NR_CPU_IDS", SKYPROF_CMD_SESSION_START, SKYPROF_A_TARGET_CPUS, T_STR,
+	  0, "CPUBEYOND", -EINVAL },
+	{ "TARGET_TIDS with an empty CPUS", SKYPROF_CMD_SESSION_START, SKYPROF_A_TARGET_CPUS,
+	  T_STR, 0, "CPUTID0", -EINVAL },
+	BAD_U32(SKYPROF_A_OWNER_PID, 1, "reply-only OWNER_PID"),
+	BAD_U32(SKYPROF_A_SESSION_INFO, 1, "reply-only SESSION_INFO"),
+	{ "LIST_SESSIONS with MODE", SKYPROF_CMD_LIST_SESSIONS, SKYPROF_A_MODE, T_U32, 0, NULL,
+	  -EINVAL },
 	/* Attributes a request must not carry. */
 	BAD_U32(SKYPROF_A_PAD, 0, "PAD in a request"),
 	BAD_U32(SKYPROF_A_CAPS, 1, "reply-only CAPS"),
@@ -638,6 +658,24 @@ static int cmd_badinput(int argc, char **argv)
 			} else if (!strcmp(b->str, "BOTH")) {
 				nla_put(msg, SKYPROF_A_TARGET_TGIDS, 4, &one);
 				nla_put_string(msg, b->attr, "/");
+			} else if (!strcmp(b->str, "TIDCG")) {
+				nla_put(msg, SKYPROF_A_TARGET_TIDS, 4, &one);
+				nla_put_string(msg, b->attr, "/");
+			} else if (!strcmp(b->str, "CPUBEYOND")) {
+				/* The first CPU id past the module's nr_cpu_ids. */
+				static uint32_t mask[SKYPROF_MAX_TGIDS];
+				uint32_t n = before.nr_cpu_ids;
+
+				memset(mask, 0, sizeof(mask));
+				if (n / 32 < SKYPROF_MAX_TGIDS)
+					mask[n / 32] = 1u << (n % 32);
+				nla_put(msg, b->attr, (int)(n / 32 + 1) * 4, mask);
+			} else if (!strcmp(b->str, "CPUTID0")) {
+				/* Valid tids, then a CPU mask that fails: nothing kept. */
+				uint32_t zero = 0;
+
+				nla_put(msg, SKYPROF_A_TARGET_TIDS, 4, &one);
+				nla_put(msg, b->attr, 4, &zero);
 			} else {
 				nla_put_string(msg, b->attr, b->str);
 			}

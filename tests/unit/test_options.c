@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -323,6 +325,102 @@ static void help_and_unknown(void **state)
 	assert_non_null(strstr(err, "-z"));
 }
 
+static void cpu_lists(void **state)
+{
+	uint32_t w[4], n;
+
+	(void)state;
+	assert_int_equal(opts_parse_cpus("0,2-3", w, 4, &n), 0);
+	assert_int_equal(w[0], 0xd);
+	assert_int_equal(n, 1);
+	assert_int_equal(opts_parse_cpus("1", w, 4, &n), 0);
+	assert_int_equal(w[0], 2);
+	assert_int_equal(opts_parse_cpus("33,0-1", w, 4, &n), 0);
+	assert_int_equal(w[0], 3);
+	assert_int_equal(w[1], 2);
+	assert_int_equal(n, 2);
+	assert_int_equal(opts_parse_cpus("5-5", w, 4, &n), 0);
+	assert_int_equal(w[0], 1u << 5);
+	assert_int_equal(opts_parse_cpus("127", w, 4, &n), 0);
+	assert_int_equal(n, 4);
+	/* Malformed, backwards, beyond the bitmap. */
+	assert_int_equal(opts_parse_cpus("", w, 4, &n), -EINVAL);
+	assert_int_equal(opts_parse_cpus("1,", w, 4, &n), -EINVAL);
+	assert_int_equal(opts_parse_cpus(",1", w, 4, &n), -EINVAL);
+	assert_int_equal(opts_parse_cpus("3-1", w, 4, &n), -EINVAL);
+	assert_int_equal(opts_parse_cpus("1-", w, 4, &n), -EINVAL);
+	assert_int_equal(opts_parse_cpus("-1", w, 4, &n), -EINVAL);
+	assert_int_equal(opts_parse_cpus("a", w, 4, &n), -EINVAL);
+	assert_int_equal(opts_parse_cpus("1-2-3", w, 4, &n), -EINVAL);
+	assert_int_equal(opts_parse_cpus("128", w, 4, &n), -EINVAL);
+
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-C", "0,2-3"), OPTS_OK);
+	assert_int_equal(o.cpus[0], 0xd);
+	assert_int_equal(o.nr_cpu_words, 1);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a"), OPTS_OK);
+	assert_int_equal(o.nr_cpu_words, 0);
+	assert_int_equal(PARSE(OPTS_TOP, "-a", "--cpu", "1"), OPTS_OK);
+	assert_int_equal(o.cpus[0], 2);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-C", "x"), OPTS_ERROR);
+	assert_non_null(strstr(err, "-C"));
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-C", "4096"), OPTS_ERROR);
+}
+
+static void cpus_against_the_machine(void **state)
+{
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-C", "1"), OPTS_OK);
+	assert_int_equal(opts_check_system(&o, "0-1", err, sizeof(err)), OPTS_OK);
+	assert_int_equal(opts_check_system(&o, "0", err, sizeof(err)), OPTS_ERROR);
+	assert_non_null(strstr(err, "no CPU 1"));
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-C", "0,99"), OPTS_OK);
+	assert_int_equal(opts_check_system(&o, "0-3", err, sizeof(err)), OPTS_ERROR);
+	assert_non_null(strstr(err, "no CPU 99"));
+	assert_int_equal(opts_check_system(&o, "0-63,96-127", err, sizeof(err)), OPTS_OK);
+}
+
+static void tid_lists(void **state)
+{
+	char self[16];
+	static char *argv[] = { "cmd", "-t", NULL, NULL };
+
+	(void)state;
+	assert_int_equal(PARSE(OPTS_RECORD, "-t", "12,13", "-t", "12"), OPTS_OK);
+	assert_int_equal(o.target, TARGET_TIDS);
+	assert_int_equal(o.nr_tids, 2);
+	assert_int_equal(o.tids[1], 13);
+	/* -t restricts -p: the target stays the processes, with the threads. */
+	assert_int_equal(PARSE(OPTS_RECORD, "-p", "10", "-t", "12"), OPTS_OK);
+	assert_int_equal(o.target, TARGET_PIDS);
+	assert_int_equal(o.nr_tids, 1);
+	assert_int_equal(PARSE(OPTS_TOP, "--tid", "7"), OPTS_OK);
+	assert_int_equal(o.target, TARGET_TIDS);
+	assert_int_equal(PARSE(OPTS_RECORD, "-t", "abc"), OPTS_ERROR);
+	assert_non_null(strstr(err, "thread ids"));
+	assert_int_equal(PARSE(OPTS_RECORD, "-t", "0"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-t", "1,"), OPTS_ERROR);
+	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-t", "5"), OPTS_ERROR);
+	assert_non_null(strstr(err, "-t combines with -p only"));
+	assert_int_equal(PARSE(OPTS_RECORD, "--cgroup", "/x", "-t", "5"), OPTS_ERROR);
+
+	/* The threads must exist, and be of the -p processes. */
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	argv[2] = self;
+	assert_int_equal(opts_parse(OPTS_RECORD, 3, argv, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(opts_check_system(&o, NULL, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(PARSE(OPTS_RECORD, "-t", "2147483647"), OPTS_OK);
+	assert_int_equal(opts_check_system(&o, NULL, err, sizeof(err)), OPTS_ERROR);
+	assert_non_null(strstr(err, "no such thread: 2147483647"));
+	o.nr_pids = 1;
+	o.pids[0] = 1;
+	o.nr_tids = 1;
+	o.tids[0] = (uint32_t)getpid();
+	assert_int_equal(opts_check_system(&o, NULL, err, sizeof(err)), OPTS_ERROR);
+	assert_non_null(strstr(err, "not in the -p processes"));
+	o.pids[0] = (uint32_t)getpid();
+	assert_int_equal(opts_check_system(&o, NULL, err, sizeof(err)), OPTS_OK);
+}
+
 static void top_options(void **state)
 {
 	(void)state;
@@ -356,6 +454,9 @@ int main(void)
 		cmocka_unit_test(per_thread_and_stdout),
 		cmocka_unit_test(help_and_unknown),
 		cmocka_unit_test(top_options),
+		cmocka_unit_test(cpu_lists),
+		cmocka_unit_test(cpus_against_the_machine),
+		cmocka_unit_test(tid_lists),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * two_spin [SECONDS] [pin]: two threads burn CPU in user mode for SECONDS
+ * (default 30), each in a function of its own: alpha_thread -> alpha_spin
+ * and beta_thread -> beta_spin, so a profile tells the threads apart by
+ * function. With "pin", alpha runs on CPU 0 and beta on CPU 1. Once both
+ * run it prints one line, "alpha=TID beta=TID", and flushes it. The main
+ * thread only waits. Same build rules as spin.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static atomic_int stop;
+static atomic_long tids[2];
+static int pin;
+volatile unsigned long two_sink, two_frame;
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("two_spin: sched_setaffinity");
+}
+
+__attribute__((noinline)) unsigned long alpha_spin(unsigned long x)
+{
+	/* A frame in the leaf, as spin's spin_leaf (gcc-12 leaves it out otherwise). */
+	two_frame = (unsigned long)__builtin_frame_address(0);
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	return x;
+}
+
+__attribute__((noinline)) unsigned long beta_spin(unsigned long x)
+{
+	two_frame = (unsigned long)__builtin_frame_address(0);
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		x = x * 2862933555777941757UL + 3037000493UL;
+	return x;
+}
+
+__attribute__((noinline)) void *alpha_thread(void *arg)
+{
+	(void)arg;
+	if (pin)
+		pin_to(0);
+	atomic_store(&tids[0], syscall(SYS_gettid));
+	two_sink = alpha_spin(1);
+	return NULL;
+}
+
+__attribute__((noinline)) void *beta_thread(void *arg)
+{
+	(void)arg;
+	if (pin)
+		pin_to(1);
+	atomic_store(&tids[1], syscall(SYS_gettid));
+	two_sink = beta_spin(2);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int seconds = argc > 1 ? (unsigned int)atoi(argv[1]) : 30;
+	pthread_t a, b;
+
+	pin = argc > 2 && !strcmp(argv[2], "pin");
+	if (pthread_create(&a, NULL, alpha_thread, NULL) ||
+	    pthread_create(&b, NULL, beta_thread, NULL)) {
+		perror("two_spin: pthread_create");
+		return 1;
+	}
+	while (!atomic_load(&tids[0]) || !atomic_load(&tids[1]))
+		usleep(1000);
+	printf("alpha=%ld beta=%ld\n", atomic_load(&tids[0]), atomic_load(&tids[1]));
+	fflush(stdout);
+	sleep(seconds ? seconds : 30);
+	atomic_store(&stop, 1);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	return 0;
+}
