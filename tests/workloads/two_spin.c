@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * two_spin [SECONDS] [pin]: two threads burn CPU in user mode for SECONDS
- * (default 30), each in a function of its own: alpha_thread -> alpha_spin
- * and beta_thread -> beta_spin, so a profile tells the threads apart by
- * function. With "pin", alpha runs on CPU 0 and beta on CPU 1. Once both
+ * two_spin [SECONDS] [pin|alpha|beta]: two threads burn CPU in user mode for
+ * SECONDS (default 30), each in a function of its own: alpha_thread ->
+ * alpha_spin and beta_thread -> beta_spin, so a profile tells the threads
+ * apart by function. With "pin", alpha runs on CPU 0 and beta on CPU 1.
+ * With "alpha" (or "beta") that thread spins all the time and the other a
+ * quarter of it (10 ms of every 40, sleeping in between), so the hot
+ * function moves between two runs (report --diff). Once both
  * run it prints one line, "alpha=TID beta=TID", and flushes it. The main
  * thread only waits. Same build rules as spin.
  */
@@ -15,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_int stop;
 static atomic_long tids[2];
 static int pin;
+static int cold = -1; /* the thread (0 alpha, 1 beta) that spins a quarter of the time */
 volatile unsigned long two_sink, two_frame;
 
 static void pin_to(int cpu)
@@ -32,20 +37,49 @@ static void pin_to(int cpu)
 		perror("two_spin: sched_setaffinity");
 }
 
+static unsigned long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
+}
+
+/* The cold thread, every 4096 steps: past 10 ms of spinning, sleeps 30 ms. */
+static void duty(unsigned long long *since)
+{
+	if (now_ns() - *since >= 10000000ULL) {
+		usleep(30000);
+		*since = now_ns();
+	}
+}
+
 __attribute__((noinline)) unsigned long alpha_spin(unsigned long x)
 {
+	unsigned long long since = now_ns();
+	unsigned long i = 0;
+
 	/* A frame in the leaf, as spin's spin_leaf (gcc-12 leaves it out otherwise). */
 	two_frame = (unsigned long)__builtin_frame_address(0);
-	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		x = x * 6364136223846793005UL + 1442695040888963407UL;
+		if (cold == 0 && !(++i & 4095))
+			duty(&since);
+	}
 	return x;
 }
 
 __attribute__((noinline)) unsigned long beta_spin(unsigned long x)
 {
+	unsigned long long since = now_ns();
+	unsigned long i = 0;
+
 	two_frame = (unsigned long)__builtin_frame_address(0);
-	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		x = x * 2862933555777941757UL + 3037000493UL;
+		if (cold == 1 && !(++i & 4095))
+			duty(&since);
+	}
 	return x;
 }
 
@@ -75,6 +109,10 @@ int main(int argc, char **argv)
 	pthread_t a, b;
 
 	pin = argc > 2 && !strcmp(argv[2], "pin");
+	if (argc > 2 && !strcmp(argv[2], "alpha"))
+		cold = 1;
+	if (argc > 2 && !strcmp(argv[2], "beta"))
+		cold = 0;
 	if (pthread_create(&a, NULL, alpha_thread, NULL) ||
 	    pthread_create(&b, NULL, beta_thread, NULL)) {
 		perror("two_spin: pthread_create");

@@ -5,7 +5,11 @@
 #    [unknown] or C runtime frame above main in one and not the other),
 #    rebuilt from the SVG's frames by depth and offset;
 #  - the subtitle gives the rate, the duration, the samples and the lost
-#    samples the run counted (not "lost n/a"), also after a pprof round trip.
+#    samples the run counted (not "lost n/a"), also after a pprof round trip;
+#  - `report --diff` of two runs of two_spin whose hot function moved (alpha_spin
+#    hot and beta_spin a quarter of the time, then the other way round) shows
+#    the move: beta_spin red, alpha_spin blue in the differential flame graph,
+#    and the folded "stack base new" lines and the top agree.
 set -eu
 . "$(dirname "$0")/record-lib.bash"
 
@@ -69,4 +73,41 @@ assert re.match(r'on-CPU, 999 Hz, [0-9.]+ s, [0-9,]+ samples, [0-9,]+ lost$', su
 PY
 python3 check.py p.svg p.folded || { echo "FAIL: record's SVG and folded disagree"; exit 1; }
 python3 check.py r.svg r.folded || { echo "FAIL: report's SVG and folded disagree"; exit 1; }
-echo "PASS: -o - = .folded, comm-tid frames, SVG stacks = folded stacks, subtitle with lost"
+
+two=$(dirname "$wl")/two_spin
+[ -x "$two" ] || { echo "FAIL: no $two"; exit 1; }
+for hot in alpha beta; do
+	"$SKYPROF" record -F 199 -d 3 -o "$hot.pb.gz" -- "$two" 4 "$hot" </dev/null >/dev/null 2>"$hot.err" ||
+		{ cat "$hot.err"; echo "FAIL: record two_spin $hot"; exit 1; }
+done
+"$SKYPROF" report --diff alpha.pb.gz beta.pb.gz --top 5 -o d.svg -o d.folded >d.top 2>d.err ||
+	{ cat d.err; echo "FAIL: report --diff"; exit 1; }
+cat d.top
+cat >diff.py <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = {'s': 'http://www.w3.org/2000/svg'}
+root = ET.parse(sys.argv[1]).getroot()
+rgb = {}
+for g in root.findall('.//s:g[@class="f"]', ns):
+    f = g.find('s:rect', ns).get('fill')
+    if g.get('data-n') in ('alpha_spin', 'beta_spin'):
+        rgb[g.get('data-n')] = [int(x) for x in f[4:-1].split(',')]
+print('fill:', rgb)
+a, b = rgb['alpha_spin'], rgb['beta_spin']
+assert b[0] - b[2] > 100, ('beta_spin is not red', b)
+assert a[2] - a[0] > 100, ('alpha_spin is not blue', a)
+base = {'alpha_spin': 0, 'beta_spin': 0}
+new = dict(base)
+for line in open(sys.argv[2]):
+    st, nb, nn = line.rsplit(' ', 2)
+    for fn in base:
+        if fn in st.split(';'):
+            base[fn] += int(nb)
+            new[fn] += int(nn)
+print('folded base/new:', base, new)
+assert base['alpha_spin'] > 2 * base['beta_spin'] and new['beta_spin'] > 2 * new['alpha_spin']
+PY
+python3 diff.py d.svg d.folded || { echo "FAIL: the diff does not show the move"; exit 1; }
+awk '/ beta_spin$/ && $3 ~ /^[+]/ {b = 1} / alpha_spin$/ && $3 ~ /^-/ {a = 1} END {exit !(a && b)}' d.top ||
+	{ echo "FAIL: the top of the diff does not show beta_spin up and alpha_spin down"; exit 1; }
+echo "PASS: -o - = .folded, comm-tid frames, SVG stacks = folded stacks, subtitle with lost, --diff"
