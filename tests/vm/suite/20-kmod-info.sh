@@ -12,6 +12,10 @@ if [[ $caps == *perf_hw* ]]; then expect=hw; else expect=sw; fi
 check "$(kv abi_version info.txt) == 1" "ABI version 1"
 check "$(kv active_sessions info.txt) == 0" "no session active"
 
+# Something to sample: an idle guest gives none (every tick filtered), and a
+# guest whose host is busy may have run nothing else in the second.
+need "$WL/spin"
+spinners 1 30
 "$KTEST" record -d 1 -f 999 --expect-clock $expect >auto.txt || fail "auto clock session"
 cat auto.txt
 check "$(kv samples auto.txt) > 0" "auto ($expect) delivers samples"
@@ -19,6 +23,8 @@ check "$(kv samples auto.txt) > 0" "auto ($expect) delivers samples"
 "$KTEST" record -c hrtimer -d 1 -f 999 --expect-clock hrtimer >hrt.txt || fail "hrtimer session"
 cat hrt.txt
 check "$(kv samples hrt.txt) > 0" "hrtimer delivers samples"
+kill "$SPIN_PIDS" 2>/dev/null
+wait
 
 if [[ $caps == *perf_hw* ]]; then
 	"$KTEST" record -c hw -d 1 --expect-clock hw >hw.txt || fail "hw session"
