@@ -42,6 +42,25 @@ int opts_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
+/*
+ * The next item of the comma-separated list at *p, into buf; *p moves past
+ * it and its comma. 0, or -EINVAL for an empty or too long item (a trailing
+ * comma included).
+ */
+static int list_next(const char **p, char *buf, size_t len)
+{
+	size_t n = strcspn(*p, ",");
+
+	if (!n || n >= len)
+		return -EINVAL;
+	memcpy(buf, *p, n);
+	buf[n] = '\0';
+	*p += n;
+	if (**p == ',' && !*++*p)
+		return -EINVAL;
+	return 0;
+}
+
 int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 {
 	const char *p = s;
@@ -50,15 +69,10 @@ int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 		return -EINVAL;
 	while (*p) {
 		char buf[16];
-		size_t n = strcspn(p, ",");
 		uint32_t pid;
 		bool dup = false;
 
-		if (!n || n >= sizeof(buf))
-			return -EINVAL;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		if (opts_parse_u32(buf, 1, INT_MAX, &pid))
+		if (list_next(&p, buf, sizeof(buf)) || opts_parse_u32(buf, 1, INT_MAX, &pid))
 			return -EINVAL;
 		for (uint32_t i = 0; i < *nr; i++)
 			dup |= pids[i] == pid;
@@ -66,12 +80,6 @@ int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 			if (*nr >= max)
 				return -E2BIG;
 			pids[(*nr)++] = pid;
-		}
-		p += n;
-		if (*p == ',') {
-			p++;
-			if (!*p)
-				return -EINVAL;
 		}
 	}
 	return 0;
@@ -87,13 +95,10 @@ int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *n
 		return -EINVAL;
 	while (*p) {
 		char buf[32], *dash;
-		size_t n = strcspn(p, ",");
 		uint32_t lo, hi;
 
-		if (!n || n >= sizeof(buf))
+		if (list_next(&p, buf, sizeof(buf)))
 			return -EINVAL;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
 		dash = strchr(buf, '-');
 		if (dash)
 			*dash = '\0';
@@ -106,12 +111,6 @@ int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *n
 			words[c / 32] |= 1u << (c % 32);
 		if (hi / 32 + 1 > *nr_words)
 			*nr_words = hi / 32 + 1;
-		p += n;
-		if (*p == ',') {
-			p++;
-			if (!*p)
-				return -EINVAL;
-		}
 	}
 	return 0;
 }

@@ -6,12 +6,8 @@
 # for an unknown option, a missing value, a value where none is taken, and
 # a bad argument. Options added later go through the same getopt path, so
 # they need no case here.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-SKYPROF=${SKYPROF:-$BUILD/skyprof}
-[ -x "$SKYPROF" ] || { echo "skip: no $SKYPROF (make daemon)"; exit 77; }
-fails=0
+# shellcheck source=tests/host/cli-lib.bash
+. "$(dirname "$0")/cli-lib.bash"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

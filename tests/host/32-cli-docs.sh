@@ -6,14 +6,10 @@
 # so an option added to a table without its documentation fails here. The
 # completion is run, not read: _skyprof is called for "skyprof CMD -" with
 # bash-completion's helpers stubbed.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$top/build}
-SKYPROF=${SKYPROF:-$BUILD/skyprof}
+# shellcheck source=tests/host/cli-lib.bash
+. "$(dirname "$0")/cli-lib.bash"
 MAN=$top/daemon/man/skyprof.8
 COMPLETION=$top/daemon/completion/skyprof.bash-completion
-[ -x "$SKYPROF" ] || { echo "skip: no $SKYPROF (make daemon)"; exit 77; }
-fails=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

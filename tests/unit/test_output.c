@@ -25,37 +25,10 @@
 #include "profile.pb-c.h"
 #include "profile.h"
 #include "view.h"
+#include "scratch_dir.h"
 #include "view_fixture.h"
 
 int cmd_report_main(int argc, char **argv);
-
-static char dir[64];
-
-static const char *tmp(const char *name)
-{
-	static char path[8][128];
-	static int next;
-	char *p = path[next++ % 8];
-
-	snprintf(p, 128, "%s/%s", dir, name);
-	return p;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
 
 static void write_fixture(enum profile_kind kind, const char *path)
 {
@@ -632,22 +605,6 @@ static void test_open_early_keep_late(void **state)
 	profile_free(p);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/skyprof-out-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) ? -1 : 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,5 +623,5 @@ int main(void)
 		cmocka_unit_test(test_open_early_keep_late),
 	};
 
-	return cmocka_run_group_tests_name("output", tests, setup, teardown);
+	return cmocka_run_group_tests_name("output", tests, scratch_setup, scratch_teardown);
 }

@@ -23,37 +23,10 @@
 #include "pprof_read.h"
 #include "profile.h"
 #include "view.h"
+#include "scratch_dir.h"
 #include "view_fixture.h"
 
 int cmd_report_main(int argc, char **argv);
-
-static char dir[64];
-
-static const char *tmp(const char *name)
-{
-	static char path[16][160];
-	static int next;
-	char *p = path[next++ % 16];
-
-	snprintf(p, 160, "%s/%s", dir, name);
-	return p;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
 
 static void write_view(struct view *v, const char *path)
 {
@@ -125,22 +98,6 @@ static int python(const char *script, const char *a1, const char *a2)
 	fputs(script, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %s %s", tmp("check.py"), a1, a2 ? a2 : "");
-	return system(cmd);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/skyprof-report-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd);
 }
 
@@ -526,5 +483,5 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 	};
 
-	return cmocka_run_group_tests_name("report", tests, setup, teardown);
+	return cmocka_run_group_tests_name("report", tests, scratch_setup, scratch_teardown);
 }

@@ -32,31 +32,7 @@ cat node.out
 grep -E "warn|error" "$OUT/agent.log" | head -10 || true
 own=$(field node.out split_warm)
 # shellcheck disable=SC2046
-set -- $("$PY" - "$OUT/oap.jsonl" <<'PY'
-import json, re, sys
-a = b = t = 0
-for line in open(sys.argv[1]):
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    d = (m.get('msg') or {}).get('onCPU') if isinstance(m, dict) else None
-    if not d:
-        continue
-    c = int(d.get('dumpCount', 0))
-    syms = [s for st in d.get('stacks', []) if st.get('stackType') == 'PROCESS_USER_SPACE'
-            for s in st.get('stackSymbols', [])]
-    t += c
-    for s in syms:  # leaf first
-        if re.search(r'\bhotA\b', s):
-            a += c
-            break
-        if re.search(r'\bhotB\b', s):
-            b += c
-            break
-print('%.1f %.4f %d %d %d' % (100.0 * (a + b) / t if t else 0, a / (a + b) if a + b else 0, a, b, t))
-PY
-)
+set -- $(uploaded_hot "$OUT/oap.jsonl")
 echo "agent/node: program's own split $own; uploaded share/split/A/B/count: $*"
 [ "${5:-0}" -gt 0 ] || { echo "FAIL: nothing uploaded"; exit 1; }
 awk -v sh="$1" 'BEGIN {exit !(sh >= 60)}' || { echo "FAIL: hot functions $1 % < 60 %"; exit 1; }

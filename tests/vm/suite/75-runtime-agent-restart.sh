@@ -56,42 +56,9 @@ grep -Eq "task [0-9a-f]+: process [^ ]+ is back as pid $p2 \\(was $p1\\): follow
 # The uploads after the restarted JVM was registered: the task's, with the
 # new JVM's hot methods named from its perf map.
 # shellcheck disable=SC2046
-set -- $("$PY" - "$OUT/oap.jsonl" "$p2" <<'PY'
-import json, re, sys
-after = False
-a = b = t = 0
-for line in open(sys.argv[1]):
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    if not isinstance(m, dict):
-        continue
-    msg = m.get('msg') or {}
-    if m.get('method') == 'reportProcesses':
-        for p in msg.get('processes', []):
-            if str((p.get('hostProcess') or {}).get('pid')) == sys.argv[2]:
-                after = True
-        continue
-    d = msg.get('onCPU')
-    if not after or not d:
-        continue
-    c = int(d.get('dumpCount', 0))
-    syms = [s for st in d.get('stacks', []) if st.get('stackType') == 'PROCESS_USER_SPACE'
-            for s in st.get('stackSymbols', [])]
-    t += c
-    for s in syms:  # leaf first
-        if re.search(r'\bhotA\b', s):
-            a += c
-            break
-        if re.search(r'\bhotB\b', s):
-            b += c
-            break
-print('%d %d %d' % (a, b, t))
-PY
-)
-echo "uploads after pid $p2 was registered: hotA $1, hotB $2, of count $3"
-[ "${3:-0}" -gt 0 ] || { echo "FAIL: nothing uploaded for the restarted JVM"; rc=1; }
-[ $(($1 + $2)) -gt 0 ] || { echo "FAIL: the restarted JVM's hot methods are not named"; rc=1; }
+set -- $(uploaded_hot "$OUT/oap.jsonl" "$p2")
+echo "uploads after pid $p2 was registered: hotA $3, hotB $4, of count $5"
+[ "${5:-0}" -gt 0 ] || { echo "FAIL: nothing uploaded for the restarted JVM"; rc=1; }
+[ $(($3 + $4)) -gt 0 ] || { echo "FAIL: the restarted JVM's hot methods are not named"; rc=1; }
 [ $rc = 0 ] && echo "PASS: the task followed the JVM from pid $p1 to pid $p2 and named its methods"
 exit $rc

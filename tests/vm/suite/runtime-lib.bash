@@ -145,3 +145,43 @@ run_attach() {
 	cat "$tag.out"
 	perf_folded "perf-$tag.data" >"perf-$tag.folded"
 }
+
+# uploaded_hot JSONL [PID]: "SHARE SPLIT A B TOTAL" over the agent's on-CPU
+# uploads the fake OAP recorded in JSONL, as hot_shares does for a folded
+# file: A and B the counts whose user stack has hotA or hotB (leaf first).
+# With PID, only the uploads recorded after a reportProcesses that names
+# PID (a process registered later than the first).
+uploaded_hot() {
+	"$PY" - "$@" <<'PY'
+import json, re, sys
+after = len(sys.argv) < 3
+a = b = t = 0
+for line in open(sys.argv[1]):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if not isinstance(m, dict):
+        continue
+    msg = m.get('msg') or {}
+    if m.get('method') == 'reportProcesses' and not after:
+        after = any(str((p.get('hostProcess') or {}).get('pid')) == sys.argv[2]
+                    for p in msg.get('processes', []))
+        continue
+    d = msg.get('onCPU')
+    if not after or not d:
+        continue
+    c = int(d.get('dumpCount', 0))
+    syms = [s for st in d.get('stacks', []) if st.get('stackType') == 'PROCESS_USER_SPACE'
+            for s in st.get('stackSymbols', [])]
+    t += c
+    for s in syms:  # leaf first
+        if re.search(r'\bhotA\b', s):
+            a += c
+            break
+        if re.search(r'\bhotB\b', s):
+            b += c
+            break
+print('%.1f %.4f %d %d %d' % (100.0 * (a + b) / t if t else 0, a / (a + b) if a + b else 0, a, b, t))
+PY
+}
