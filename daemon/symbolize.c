@@ -590,10 +590,22 @@ static int new_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, struct sym_
 int symbolizer_note_pid(struct symbolizer *s, uint32_t pid)
 {
 	struct sym_proc *p = find_proc(s, pid);
+	int r;
 
 	if (p)
 		return p->gone ? -ESRCH : 0;
-	return new_gen(s, pid, 0, &p);
+	r = new_gen(s, pid, 0, &p);
+	/*
+	 * A process named as a target keeps its root from the start, not
+	 * only once JIT code is seen: a JVM noted as it starts (a restarted
+	 * service) maps its code cache later, and if it exits before the
+	 * next look (the agent's symbolizer looks at each flush) its perf
+	 * map, written at exit, could no longer be opened. One descriptor
+	 * per target.
+	 */
+	if (r >= 0 && p)
+		hold_root(s, p);
+	return r;
 }
 
 /* Does the process still run the image p was captured from? A process that
