@@ -194,10 +194,18 @@ static void held_remove(struct agent *a, size_t i)
 	a->held[i] = a->held[--a->nr_held];
 }
 
+/* Ends the task's run, if it has one: the last flush, spool files offline. */
+static void held_end_run(struct agent *a, struct held *h)
+{
+	if (h->run)
+		run_finish(h->run, a->oap_mode ? NULL : a->cfg.skyprof.spool_dir);
+	run_free(h->run);
+	h->run = NULL;
+}
+
 static void held_stop(struct agent *a, size_t i)
 {
-	if (a->held[i].run)
-		run_finish(a->held[i].run, a->oap_mode ? NULL : a->cfg.skyprof.spool_dir);
+	held_end_run(a, &a->held[i]);
 	held_remove(a, i);
 }
 
@@ -209,9 +217,7 @@ static void held_await_restart(struct agent *a, size_t i)
 	struct held *h = &a->held[i];
 
 	h->exited_pid = run_pid(h->run);
-	run_finish(h->run, a->oap_mode ? NULL : a->cfg.skyprof.spool_dir);
-	run_free(h->run);
-	h->run = NULL;
+	held_end_run(a, h);
 	log_info("task %s: pid %u exited before the task's end: waiting for process %s to "
 		 "come back until %" PRIu64,
 		 h->spec.task_id, h->exited_pid, h->spec.process_id, task_end_ms(&h->spec));
