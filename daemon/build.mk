@@ -37,7 +37,7 @@ PROTO_H      := $(PROTO_C:.c=.h)
 .SECONDARY: $(PROTO_C) $(PROTO_H)
 
 # daemon/static/ is linked into build/skyprof-static only (see below).
-DAEMON_SRC   := $(filter-out daemon/main.c daemon/static/%,$(wildcard daemon/*.c daemon/*/*.c))
+DAEMON_SRC   := $(filter-out daemon/main.c daemon/static/%,$(wildcard daemon/*.c daemon/*/*.c daemon/*/*/*.c))
 DAEMON_OBJ   := $(patsubst daemon/%.c,$(BUILD)/daemon/%.o,$(DAEMON_SRC)) \
 		$(patsubst $(BUILD)/proto/%.c,$(BUILD)/daemon/proto-%.o,$(PROTO_C))
 ASAN_OBJ     := $(patsubst $(BUILD)/daemon/%.o,$(BUILD)/asan/%.o,$(DAEMON_OBJ))

@@ -8,7 +8,7 @@
 
 #include <skyprof.h>
 
-#include "commands.h"
+#include "cli/commands.h"
 
 static const struct {
 	const char *name;

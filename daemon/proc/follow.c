@@ -20,7 +20,7 @@
 
 #include "proc/follow.h"
 #include "proc/ident.h"
-#include "symbolize.h"
+#include "sym/symbolizer.h"
 
 #define PID_EMPTY UINT32_MAX
 

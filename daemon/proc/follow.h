@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "sample.h"
+#include "capture/sample.h"
 
 struct symbolizer;
 struct follow;

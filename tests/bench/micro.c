@@ -47,12 +47,12 @@
 
 #include <skyprof.h>
 
-#include "output.h"
-#include "profile.h"
-#include "ring.h"
-#include "symbolize.h"
-#include "unwind_dwarf.h"
-#include "view.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "capture/ring.h"
+#include "sym/symbolizer.h"
+#include "unwind/unwind.h"
+#include "profile/view.h"
 
 /*
  * CPU time of this (single-threaded) process: the host is shared with other

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_continuous.h"
-#include "agent_log.h"
-#include "agent_task.h"
+#include "agent/continuous.h"
+#include "agent/log.h"
+#include "agent/task.h"
 #include "sw_command.pb-c.h"
 #include "sw_ebpf_process.pb-c.h"
 

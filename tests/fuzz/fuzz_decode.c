@@ -19,8 +19,8 @@
 
 #include <skyprof.h>
 
-#include "decode.h"
-#include "ring.h"
+#include "capture/decode.h"
+#include "capture/ring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grpc_frame.h"
+#include "grpc/frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_continuous.h"
-#include "agent_log.h"
-#include "json.h"
+#include "agent/continuous.h"
+#include "agent/log.h"
+#include "lib/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "output.h"
-#include "pprof_read.h"
-#include "view.h"
+#include "output/output.h"
+#include "output/pprof_read.h"
+#include "profile/view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "skyprof.h"
-#include "symbolize.h"
-#include "unwind_dwarf.h"
+#include "sym/symbolizer.h"
+#include "unwind/unwind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

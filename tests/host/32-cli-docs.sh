@@ -2,7 +2,7 @@
 # Every long option a subcommand accepts is named by its --help, by its
 # section of the man page and by the bash completion. The options are read
 # from the getopt tables themselves (struct option arrays: record_long and
-# top_long in daemon/options.c, every table of daemon/cmd_NAME.c for NAME),
+# top_long in daemon/cli/options.c, every table of daemon/cli/NAME.c for NAME),
 # so an option added to a table without its documentation fails here. The
 # completion is run, not read: _skyprof is called for "skyprof CMD -" with
 # bash-completion's helpers stubbed.
@@ -67,9 +67,9 @@ has_option() {
 
 for cmd in record top report status agent; do
 	case $cmd in
-	record) opts=$(table_options "$top/daemon/options.c" record_long) ;;
-	top) opts=$(table_options "$top/daemon/options.c" top_long) ;;
-	*) opts=$(table_options "$top/daemon/cmd_$cmd.c") ;;
+	record) opts=$(table_options "$top/daemon/cli/options.c" record_long) ;;
+	top) opts=$(table_options "$top/daemon/cli/options.c" top_long) ;;
+	*) opts=$(table_options "$top/daemon/cli/$cmd.c") ;;
 	esac
 	# a table renamed or moved: this test must learn of it, not pass
 	if [ -z "$opts" ]; then

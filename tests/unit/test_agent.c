@@ -20,21 +20,21 @@
 
 #include <cmocka.h>
 
-#include "agent_entity.h"
-#include "agent_flush.h"
-#include "agent_log.h"
-#include "agent_oap.h"
-#include "agent_procs.h"
-#include "agent_queue.h"
-#include "agent_task.h"
-#include "agent_template.h"
-#include "agent_upload.h"
-#include "config_agent.h"
-#include "grpc_conn.h"
-#include "grpc_frame.h"
+#include "agent/entity.h"
+#include "agent/flush.h"
+#include "agent/log.h"
+#include "agent/oap/oap.h"
+#include "agent/procs.h"
+#include "agent/queue.h"
+#include "agent/task.h"
+#include "agent/template.h"
+#include "agent/upload.h"
+#include "agent/config.h"
+#include "grpc/conn.h"
+#include "grpc/frame.h"
 #include "sw_command.pb-c.h"
 #include "sw_ebpf_profiling.pb-c.h"
-#include "view.h"
+#include "profile/view.h"
 
 static void process_id_formula(void **state)
 {

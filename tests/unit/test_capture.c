@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "capture.h"
+#include "capture/capture.h"
 
 static struct capture c;
 static struct record_opts o;

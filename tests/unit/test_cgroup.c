@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "cgroup.h"
+#include "capture/cgroup.h"
 
 static char top[256], mi[300], out[4096], err[512];
 

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "agent_log.h"
-#include "config_agent.h"
+#include "agent/log.h"
+#include "agent/config.h"
 
 static struct agent_config c;
 static char err[512];

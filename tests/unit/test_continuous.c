@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "agent_continuous.h"
-#include "agent_log.h"
-#include "json.h"
+#include "agent/continuous.h"
+#include "agent/log.h"
+#include "lib/json.h"
 
 static struct json *P(const char *s)
 {

@@ -16,7 +16,7 @@
 
 #include <skyprof.h>
 
-#include "control.h"
+#include "capture/control.h"
 
 /*
  * An NLMSG_ERROR as the kernel sends it: header, nlmsgerr (with the request

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "decode.h"
+#include "capture/decode.h"
 #include "records.h"
 
 #define OFF_SIZE      offsetof(struct skyprof_sample, hdr.size)

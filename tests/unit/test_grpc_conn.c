@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "grpc_conn.h"
-#include "grpc_frame.h"
+#include "grpc/conn.h"
+#include "grpc/frame.h"
 
 enum behaviour {
 	EMPTY_DATA_FLOOD, /* HEADERS, then empty DATA frames as fast as it can */

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "grpc_frame.h"
+#include "grpc/frame.h"
 
 static void header_is_big_endian(void **state)
 {

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "modload_hint.h"
+#include "capture/modload.h"
 
 static char root[256];
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 static struct record_opts o;
 static char err[256];

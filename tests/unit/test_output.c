@@ -20,11 +20,11 @@
 #include <skyprof.h>
 #include <zlib.h>
 
-#include "output.h"
-#include "pprof_read.h"
+#include "output/output.h"
+#include "output/pprof_read.h"
 #include "profile.pb-c.h"
-#include "profile.h"
-#include "view.h"
+#include "profile/profile.h"
+#include "profile/view.h"
 #include "scratch_dir.h"
 #include "view_fixture.h"
 

@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include "output.h"
-#include "pprof_read.h"
+#include "output/output.h"
+#include "output/pprof_read.h"
 #include "profile.pb-c.h"
-#include "view.h"
+#include "profile/view.h"
 #include "view_fixture.h"
 
 typedef Perftools__Profiles__Profile PbProfile;

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "profile.h"
-#include "view.h"
+#include "profile/profile.h"
+#include "profile/view.h"
 
 static struct sp_sample mk(uint32_t tgid, uint32_t tid, const uint64_t *k, uint16_t nk,
 			   const uint64_t *u, uint16_t nu, uint64_t weight)

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "random_bytes.h"
+#include "lib/random_bytes.h"
 
 /* Two fills of 64 bytes that are equal, or all zero, mean no randomness. */
 static int looks_random(void)

@@ -19,10 +19,10 @@
 
 #include <cmocka.h>
 
-#include "output.h"
-#include "pprof_read.h"
-#include "profile.h"
-#include "view.h"
+#include "output/output.h"
+#include "output/pprof_read.h"
+#include "profile/profile.h"
+#include "profile/view.h"
 #include "scratch_dir.h"
 #include "view_fixture.h"
 

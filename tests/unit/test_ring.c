@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "records.h"
-#include "ring.h"
+#include "capture/ring.h"
 
 #define AREA 4096u
 

@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "fixture_proc.h"
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "view_fixture.h"
 
 static void run_browser(enum profile_kind kind, const char *shot_name)

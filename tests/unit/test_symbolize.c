@@ -16,15 +16,15 @@
 
 #include <cmocka.h>
 
-#include "demangle.h"
-#include "output.h"
+#include "sym/demangle.h"
+#include "output/output.h"
 #include "fixture_proc.h"
 #include "proc/follow.h"
-#include "profile.h"
-#include "sym_kernel.h"
-#include "sym_perfmap.h"
-#include "symbolize.h"
-#include "view.h"
+#include "profile/profile.h"
+#include "sym/kernel.h"
+#include "sym/perfmap.h"
+#include "sym/symbolizer.h"
+#include "profile/view.h"
 
 static const struct symbolizer_opts quiet_opts = { .quiet = true };
 

@@ -19,10 +19,10 @@
 
 #include <cmocka.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "skyprof.h"
-#include "symbolize.h"
-#include "unwind_dwarf.h"
+#include "sym/symbolizer.h"
+#include "unwind/unwind.h"
 
 #define SNAP_MAX 65536
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-#include "view.h"
+#include "profile/profile.h"
+#include "profile/view.h"
 
 #define VF_TOTAL 105
 

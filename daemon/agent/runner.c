@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One running profiling task; see agent_runner.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "agent/flush.h"
+#include "agent/log.h"
+#include "agent/queue.h"
+#include "agent/runner.h"
+#include "capture/capture.h"
+#include "agent/config.h"
+#include "output/output.h"
+#include "proc/follow.h"
+#include "profile/profile.h"
+#include "sym/symbolizer.h"
+#include "unwind/unwind.h"
+#include "profile/view.h"
+
+/* The flush worker's side of a run: only the worker touches it once the run
+ * has started (the queue hand-over orders the accesses). */
+struct run_sink {
+	struct task_spec spec;
+	uint32_t pid;
+	struct upload_queue *queue;
+	struct symbolizer *sym;
+	struct profile *prof; /* every sample so far */
+	struct delta_table *deltas;
+	uint64_t started_ms; /* profilingStartTime: constant for the task */
+	uint64_t uploaded_count, uploaded_weight, batches, dropped_batches;
+};
+
+/* One flush for the worker: the samples since the previous one. */
+struct flush_req {
+	struct run_sink *k;
+	struct profile *pend;
+	uint64_t now_ms;
+	bool final;
+	struct run_stats st; /* the final one: the drain side's numbers */
+	const char *spool_dir;
+};
+
+struct agent_run {
+	struct task_spec spec;
+	uint32_t pid;
+	const struct agent_config *cfg;
+	struct flush_worker *worker;
+	struct capture cap;
+	bool cap_started;
+	struct run_sink *sink; /* NULL once the last flush took it */
+	/* The last flush's request, allocated at the start: the last flush
+	 * frees the sink, so it must never fail for want of memory while
+	 * earlier flushes of the task may still wait for the worker. */
+	struct flush_req *final_req;
+	struct profile_meta meta;
+	struct profile *pend; /* samples since the last flush */
+	/* DWARF unwinding happens as samples are read, with its own symbolizer:
+	 * the worker's is busy symbolizing meanwhile. */
+	struct symbolizer *dsym;
+	struct unwind_dwarf *uw;
+	/* Exec tracking of pid, here where the samples come in time order (the
+	 * worker's symbolizer captures a new generation when it first meets
+	 * it): by the image's identity, no symbolizer here; the generation
+	 * of the last sample. */
+	struct follow *follow;
+	uint16_t gen;
+	uint64_t end_ms;
+	uint64_t next_flush_ms;
+	uint64_t next_alive_ms;
+	uint64_t last_step_ms;
+	int error;
+	bool finished;
+	bool process_exited;
+	struct run_stats st;
+};
+
+uint64_t agent_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int on_sample(void *arg, const struct sp_sample *s)
+{
+	struct agent_run *r = arg;
+	uint16_t gen;
+	int e;
+
+	e = s->tgid == r->pid ? follow_sample(r->follow, s) : 0;
+	if (e < 0) {
+		r->error = e;
+		return e;
+	}
+	gen = (uint16_t)e;
+	if (s->tgid == r->pid && gen != r->gen) {
+		r->gen = gen;
+		log_info("task %s: pid %u exec'd (now %.16s): its later samples "
+			 "symbolize in the new image",
+			 r->spec.task_id, r->pid, s->comm);
+	}
+	e = profile_add_unwound(r->pend, r->uw, s, gen);
+	if (e) {
+		r->error = e;
+		return e;
+	}
+	r->st.samples_read++;
+	return 0;
+}
+
+static void sink_free(struct run_sink *k)
+{
+	if (!k)
+		return;
+	profile_free(k->prof);
+	symbolizer_free(k->sym);
+	delta_table_free(k->deltas);
+	free(k);
+}
+
+/*
+ * Worker, at the task's start: load what the first flush needs anyway (the
+ * kernel's symbol table, the symbols of each binary the process maps), so
+ * that its symbolization, seconds under TCG, overlaps the first flush
+ * interval (or, locally, the task) instead of following it.
+ */
+static void warm_job(void *arg)
+{
+	struct run_sink *k = arg;
+	uint64_t t0 = agent_wall_ms();
+	size_t n = symbolizer_nr_mappings(k->sym, k->pid);
+	struct sym_result r;
+
+	symbolizer_resolve(k->sym, 0, 0, true, &r);
+	for (size_t i = 0; i < n; i++) {
+		const struct sym_mapping *m = symbolizer_mapping(k->sym, k->pid, i);
+
+		if (m)
+			symbolizer_resolve(k->sym, k->pid, m->start, false, &r);
+	}
+	log_debug("task %s: symbols of the kernel and %zu mappings loaded in %" PRIu64 " ms",
+		  k->spec.task_id, n, agent_wall_ms() - t0);
+}
+
+int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid,
+	      const struct agent_config *cfg, struct upload_queue *queue,
+	      struct flush_worker *worker, char *err, size_t errlen)
+{
+	struct agent_run *r = calloc(1, sizeof(*r));
+	struct run_sink *k = calloc(1, sizeof(*k));
+	struct record_opts o = { 0 };
+	struct symbolizer_opts so = { .quiet = true };
+	uint64_t now = agent_wall_ms();
+	int e;
+
+	*out = NULL;
+	if (!r || !k) {
+		free(r);
+		free(k);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->spec = *spec;
+	r->pid = pid;
+	r->cfg = cfg;
+	r->worker = worker;
+	r->sink = k;
+	r->final_req = calloc(1, sizeof(*r->final_req));
+	k->spec = *spec;
+	k->pid = pid;
+	k->queue = queue;
+	/* TARGET_NONE with a tgid: the capture keeps the target in itself, so
+	 * several tasks' captures never share a target array. */
+	o.target = TARGET_NONE;
+	o.offcpu = spec->target == AGENT_TARGET_OFF_CPU;
+	o.freq = config_oncpu_freq(cfg);
+	o.clock = CLOCK_OPT_AUTO;
+	o.ustack_bytes = cfg->skyprof.dwarf_bytes;
+	o.max_depth = cfg->skyprof.max_depth;
+	o.ring_pages = cfg->skyprof.ring_pages;
+	e = capture_prepare(&r->cap, &o, pid);
+	if (!e && cfg->skyprof.offcpu_min_block_ns && o.offcpu)
+		r->cap.sopts.offcpu_min_ns = cfg->skyprof.offcpu_min_block_ns;
+	/* The symbolizers note the process before the session, so its maps are known. */
+	if (!e) {
+		k->sym = symbolizer_new(&so);
+		if (k->sym)
+			symbolizer_note_pid(k->sym, pid);
+		/* the image the worker's symbolizer captured: generation 0 */
+		r->follow = follow_new(NULL);
+		if (r->follow)
+			follow_note(r->follow, pid);
+		if (o.ustack_bytes) {
+			r->dsym = symbolizer_new(&so);
+			if (r->dsym)
+				symbolizer_note_pid(r->dsym, pid);
+			r->uw = r->dsym ? unwind_dwarf_new(r->dsym) : NULL;
+		}
+		r->meta.kind = o.offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU;
+		r->meta.freq_hz = o.offcpu ? 0 : o.freq;
+		r->meta.start_ns = now * 1000000ull;
+		k->prof = k->sym ? profile_new(&r->meta, k->sym) : NULL;
+		r->pend = profile_new(&r->meta, NULL);
+		k->deltas = delta_table_new();
+		if (!k->prof || !r->pend || !k->deltas || !r->final_req || !r->follow ||
+		    (o.ustack_bytes && !r->uw)) {
+			e = -ENOMEM;
+			snprintf(r->cap.err, sizeof(r->cap.err), "out of memory");
+		}
+	}
+	if (!e)
+		e = capture_start(&r->cap);
+	if (e) {
+		snprintf(err, errlen, "%s", r->cap.err);
+		run_free(r);
+		return e;
+	}
+	r->cap_started = true;
+	k->started_ms = agent_wall_ms();
+	r->end_ms = task_end_ms(spec);
+	/* The first flush comes early so the UI shows data soon after the task
+	 * starts; then every flush_interval, as rover. */
+	r->next_flush_ms =
+		k->started_ms + (cfg->flush_interval_ms < 2000 ? cfg->flush_interval_ms : 2000);
+	r->next_alive_ms = k->started_ms + 500;
+	flush_worker_submit(worker, warm_job, k, 0, true);
+	*out = r;
+	return 0;
+}
+
+int run_pollfds(struct agent_run *r, struct pollfd *p)
+{
+	int n = 0;
+
+	if (!r->cap_started)
+		return 0;
+	p[n++] = (struct pollfd){ .fd = ring_fd(r->cap.ring), .events = POLLIN };
+	if (control_event_fd(r->cap.ctl) >= 0)
+		p[n++] = (struct pollfd){ .fd = control_event_fd(r->cap.ctl), .events = POLLIN };
+	return n;
+}
+
+/* Worker: symbolize what is new and hand it to the queue as one batch. */
+static void sink_upload(struct run_sink *k, uint64_t now)
+{
+	struct upload_task_meta m = {
+		.task_id = k->spec.task_id,
+		.process_id = k->spec.process_id,
+		.profiling_start_ms = k->started_ms,
+		.current_ms = now,
+		.offcpu = k->spec.target == AGENT_TARGET_OFF_CPU,
+	};
+	struct upload_totals tot;
+	struct upload_batch *b;
+	struct view *v;
+	char what[160];
+	uint64_t t0 = agent_wall_ms();
+
+	v = profile_view(k->prof);
+	if (!v) {
+		log_warn("task %s: out of memory symbolizing; this flush is skipped",
+			 k->spec.task_id);
+		return;
+	}
+	/* Between flushes (seconds apart) the daemon holds no libdw state:
+	 * reopening a file's debug information costs milliseconds per flush,
+	 * keeping it tens of MiB. */
+	profile_view_done(k->prof);
+	snprintf(what, sizeof(what), "task %.64s pid %u", k->spec.task_id, k->pid);
+	b = batch_new(UPLOAD_PATH_PROFILING, what);
+	if (!b || upload_collect(k->deltas, v, k->pid, &m, b, &tot)) {
+		log_warn("task %s: out of memory building an upload; this flush is skipped",
+			 k->spec.task_id);
+		batch_free(b);
+		return;
+	}
+	if (!b->n) {
+		batch_free(b);
+		return;
+	}
+	k->uploaded_count += tot.count;
+	k->uploaded_weight += tot.weight;
+	k->batches++;
+	/* The first flush symbolizes the process's binaries and the kernel: say
+	 * how long that took, it is the upload's latency. */
+	log_msg(k->batches == 1 ? LOG_LVL_INFO : LOG_LVL_DEBUG,
+		"task %s: flush: %" PRIu64 " stacks, count %" PRIu64
+		", %zu bytes, symbolized in %" PRIu64 " ms",
+		k->spec.task_id, tot.messages, tot.count, b->bytes, agent_wall_ms() - t0);
+	k->dropped_batches += queue_push(k->queue, b);
+}
+
+static void spool(struct run_sink *k, const char *dir)
+{
+	char base[512], path[600];
+	time_t t = (time_t)(k->started_ms / 1000);
+	struct tm tm;
+	char when[32];
+
+	if (mkdir(dir, 0750) && errno != EEXIST) {
+		log_warn("spool: cannot create %s: %s", dir, strerror(errno));
+		return;
+	}
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+	snprintf(base, sizeof(base), "%s/%s-pid%u-%s", dir, when, k->pid,
+		 k->spec.target == AGENT_TARGET_OFF_CPU ? "offcpu" : "oncpu");
+	snprintf(path, sizeof(path), "%s.pb.gz", base);
+	if (!output_write(k->prof, path, OUTPUT_PPROF))
+		log_info("spool: wrote %s", path);
+	snprintf(path, sizeof(path), "%s.svg", base);
+	if (!output_write(k->prof, path, OUTPUT_SVG))
+		log_info("spool: wrote %s", path);
+}
+
+/* Worker: one flush; the last one also ends the task and frees its state. */
+static void flush_job(void *arg)
+{
+	struct flush_req *q = arg;
+	struct run_sink *k = q->k;
+	const struct run_stats *st = &q->st;
+
+	if (q->pend && profile_merge(k->prof, q->pend))
+		log_warn("task %s: out of memory merging %" PRIu64 " samples: they are lost",
+			 k->spec.task_id, profile_total_samples(q->pend));
+	profile_free(q->pend);
+	if (k->queue)
+		sink_upload(k, q->now_ms);
+	if (q->final) {
+		profile_set_duration(k->prof, (q->now_ms - k->started_ms) * 1000000ull);
+		log_info("task %s %s pid %u finished after %.1f s: %" PRIu64
+			 " samples read, module %" PRIu64 " samples %" PRIu64
+			 " lost; uploaded count %" PRIu64 " duration %" PRIu64 " ns in %" PRIu64
+			 " batches; flushes dropped %" PRIu64 " (%" PRIu64
+			 " samples); drain: longest pause %" PRIu64 " ms, hand-off %" PRIu64 " ms",
+			 k->spec.task_id, task_target_name(k->spec.target), k->pid,
+			 (double)(q->now_ms - k->started_ms) / 1000.0, st->samples_read,
+			 st->module_samples, st->module_drops, k->uploaded_count,
+			 k->uploaded_weight, k->batches, st->dropped_flushes, st->dropped_samples,
+			 st->max_pause_ms, st->max_handoff_ms);
+		if (q->spool_dir)
+			spool(k, q->spool_dir);
+		sink_free(k);
+	}
+	free(q);
+}
+
+/* Drain side: hand the samples since the last flush to the worker. */
+static void flush(struct agent_run *r, uint64_t now, bool final, const char *spool_dir)
+{
+	struct flush_req *q;
+	struct timespec t0, t1;
+	uint64_t n, ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (final) {
+		q = r->final_req;
+		r->final_req = NULL;
+	} else {
+		q = calloc(1, sizeof(*q));
+	}
+	if (!q)
+		return; /* not the last one: the samples stay for the next one */
+	q->k = r->sink;
+	q->pend = r->pend;
+	q->now_ms = now;
+	q->final = final;
+	q->spool_dir = spool_dir;
+	r->pend = final ? NULL : profile_new(&r->meta, NULL);
+	if (!final && !r->pend) {
+		/* keep the samples; the task ends on the error */
+		r->pend = q->pend;
+		r->error = -ENOMEM;
+		free(q);
+		return;
+	}
+	n = profile_total_samples(q->pend);
+	if (final) {
+		q->st = r->st;
+		r->sink = NULL; /* the worker frees it */
+	}
+	if (!flush_worker_submit(r->worker, flush_job, q, n, final)) {
+		r->st.dropped_flushes++;
+		r->st.dropped_samples += n;
+		log_warn("task %s: the flush worker is behind: a flush of %" PRIu64
+			 " samples is dropped (%" PRIu64 " so far)",
+			 r->spec.task_id, n, r->st.dropped_flushes);
+		profile_free(q->pend);
+		free(q);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+	if (ms > r->st.max_handoff_ms)
+		r->st.max_handoff_ms = ms;
+}
+
+int run_step(struct agent_run *r, uint64_t now)
+{
+	int e = capture_poll(&r->cap, 0, on_sample, r);
+
+	if (r->last_step_ms && now - r->last_step_ms > r->st.max_pause_ms)
+		r->st.max_pause_ms = now - r->last_step_ms;
+	r->last_step_ms = now;
+	if (e < 0 || r->error)
+		return e < 0 ? e : r->error;
+	/* Without a queue (embedded mode) only the last flush has work to do. */
+	if (now >= r->next_flush_ms) {
+		if (r->sink && r->sink->queue)
+			flush(r, now, false, NULL);
+		r->next_flush_ms = now + r->cfg->flush_interval_ms;
+	}
+	if (r->cap.ended)
+		return 1;
+	if (now >= r->end_ms)
+		return 1;
+	if (now >= r->next_alive_ms) {
+		r->next_alive_ms = now + 500;
+		if (!capture_pids_alive(&r->pid, 1)) {
+			r->process_exited = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+bool run_process_exited(const struct agent_run *r)
+{
+	return r->process_exited;
+}
+
+void run_extend(struct agent_run *r, uint64_t end_ms)
+{
+	if (end_ms > r->end_ms)
+		r->end_ms = end_ms;
+}
+
+void run_finish(struct agent_run *r, const char *spool_dir)
+{
+	struct control_cpu_stats *st = NULL;
+	size_t nst = 0;
+
+	if (r->finished || !r->cap_started)
+		return;
+	r->finished = true;
+	if (capture_finish(&r->cap, on_sample, r, &st, &nst))
+		log_warn("task %s: stopping the session: %s", r->spec.task_id, r->cap.err);
+	for (size_t i = 0; i < nst; i++) {
+		r->st.module_samples += st[i].samples;
+		r->st.module_drops += st[i].drops;
+	}
+	free(st);
+	if (!nst)
+		r->st.module_drops = ring_lost(r->cap.ring);
+	/* the last flush, the summary line and the spool files: on the worker */
+	flush(r, agent_wall_ms(), true, spool_dir);
+	capture_close(&r->cap);
+}
+
+void run_free(struct agent_run *r)
+{
+	if (!r)
+		return;
+	if (r->cap.ctl || r->cap.ring)
+		capture_close(&r->cap);
+	profile_free(r->pend);
+	free(r->final_req);
+	unwind_dwarf_free(r->uw);
+	follow_free(r->follow);
+	symbolizer_free(r->dsym);
+	sink_free(r->sink);
+	free(r);
+}
+
+const struct task_spec *run_spec(const struct agent_run *r)
+{
+	return &r->spec;
+}
+
+uint32_t run_pid(const struct agent_run *r)
+{
+	return r->pid;
+}

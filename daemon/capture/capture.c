@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One profiling session from the daemon's side. Everything that can be
+ * refused is refused in capture_prepare(), before the session starts and
+ * before a `-- CMD` child is let go, so that a bad option never costs a run.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <skyprof.h>
+
+#include "capture/capture.h"
+#include "capture/modload.h"
+#include "capture/cgroup.h"
+
+uint64_t capture_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool pid_exists(uint32_t pid)
+{
+	/* EPERM: it exists, it is just not ours. */
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+bool capture_pids_alive(const uint32_t *pids, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (pid_exists(pids[i]))
+			return true;
+	return false;
+}
+
+/* The module filters by tgid: a thread id given to -p means its process. */
+static uint32_t tgid_of(uint32_t pid)
+{
+	char path[64], line[256];
+	uint32_t tgid = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid ? tgid : pid;
+}
+
+static bool has_cap(const struct capture *c, uint32_t cap)
+{
+	/* A module that reports no capabilities at all gets the benefit of the doubt. */
+	return !c->info.caps || (c->info.caps & cap);
+}
+
+static int resolve_clock(struct capture *c, enum opts_clock clock, uint32_t *out)
+{
+	switch (clock) {
+	case CLOCK_OPT_AUTO:
+		*out = SKYPROF_CLOCK_AUTO;
+		return 0;
+	case CLOCK_OPT_PERF:
+		if (c->info.caps & SKYPROF_CAP_PERF_HW)
+			*out = SKYPROF_CLOCK_PERF_HW;
+		else if (has_cap(c, SKYPROF_CAP_PERF_SW))
+			*out = SKYPROF_CLOCK_PERF_SW;
+		else
+			break;
+		return 0;
+	case CLOCK_OPT_PERF_HW:
+		*out = SKYPROF_CLOCK_PERF_HW;
+		if (has_cap(c, SKYPROF_CAP_PERF_HW))
+			return 0;
+		snprintf(c->err, sizeof(c->err),
+			 "--clock perf-hw: no hardware cycles counter here (a VM without a "
+			 "PMU?); use --clock perf or auto");
+		return -EOPNOTSUPP;
+	case CLOCK_OPT_PERF_SW:
+		*out = SKYPROF_CLOCK_PERF_SW;
+		if (has_cap(c, SKYPROF_CAP_PERF_SW))
+			return 0;
+		break;
+	case CLOCK_OPT_HRTIMER:
+		*out = SKYPROF_CLOCK_HRTIMER;
+		if (has_cap(c, SKYPROF_CAP_HRTIMER))
+			return 0;
+		snprintf(c->err, sizeof(c->err), "--clock hrtimer: not available in this module");
+		return -EOPNOTSUPP;
+	}
+	snprintf(c->err, sizeof(c->err),
+		 "--clock perf: this kernel has no perf events for the module (try --clock "
+		 "hrtimer)");
+	return -EOPNOTSUPP;
+}
+
+/* What the module must be able to do for these options. */
+static int check_caps(struct capture *c, const struct record_opts *o)
+{
+	if (o->offcpu && !has_cap(c, SKYPROF_CAP_OFFCPU)) {
+		snprintf(c->err, sizeof(c->err),
+			 "--offcpu: this module cannot trace scheduler switches on this kernel");
+		return -EOPNOTSUPP;
+	}
+	if (o->ustack_bytes && !has_cap(c, SKYPROF_CAP_USTACK_COPY)) {
+		snprintf(c->err, sizeof(c->err),
+			 "--dwarf: this module cannot copy user stacks on this kernel");
+		return -EOPNOTSUPP;
+	}
+	if (o->target == TARGET_CGROUP && !has_cap(c, SKYPROF_CAP_CGROUP)) {
+		snprintf(c->err, sizeof(c->err),
+			 "--cgroup: this module cannot filter by cgroup on this kernel");
+		return -EOPNOTSUPP;
+	}
+	if (!o->offcpu && c->info.freq_max && o->freq > c->info.freq_max) {
+		snprintf(c->err, sizeof(c->err), "-F %u: the module allows at most %u Hz", o->freq,
+			 c->info.freq_max);
+		return -EINVAL;
+	}
+	if (o->ring_pages && c->info.ring_pages_max && o->ring_pages > c->info.ring_pages_max) {
+		snprintf(c->err, sizeof(c->err),
+			 "--ring-pages %u: the module allows at most %u pages", o->ring_pages,
+			 c->info.ring_pages_max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int resolve_targets(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid,
+			   const char *cmd_cgroup, uint32_t *tgids)
+{
+	struct control_session_opts *s = &c->sopts;
+	int ret;
+
+	switch (o->target) {
+	case TARGET_NONE:
+		if (!cmd_tgid) {
+			snprintf(c->err, sizeof(c->err), "no target");
+			return -EINVAL;
+		}
+		if (cmd_cgroup && (c->info.caps & SKYPROF_CAP_CGROUP)) {
+			snprintf(c->cgroup_path, sizeof(c->cgroup_path), "%s", cmd_cgroup);
+			s->cgroup = c->cgroup_path;
+			c->cmd_by_cgroup = true;
+			return 0;
+		}
+		c->extra_tgid = cmd_tgid;
+		s->tgids = &c->extra_tgid;
+		s->nr_tgids = 1;
+		return 0;
+	case TARGET_PIDS:
+		for (uint32_t i = 0; i < o->nr_pids; i++) {
+			if (!pid_exists(o->pids[i])) {
+				snprintf(c->err, sizeof(c->err), "no such process: %u", o->pids[i]);
+				return -ESRCH;
+			}
+			tgids[i] = tgid_of(o->pids[i]);
+		}
+		s->tgids = tgids;
+		s->nr_tgids = o->nr_pids;
+		/* -t with -p: those threads only (the module wants both lists). */
+		s->tids = o->nr_tids ? o->tids : NULL;
+		s->nr_tids = o->nr_tids;
+		return 0;
+	case TARGET_TIDS:
+		s->tids = o->tids;
+		s->nr_tids = o->nr_tids;
+		return 0;
+	case TARGET_ALL:
+		/* System-wide includes kernel threads, as perf record -a does. */
+		s->flags |= SKYPROF_F_KTHREADS;
+		return 0;
+	case TARGET_CGROUP:
+		ret = cgroup_hierarchy_path(o->cgroup, NULL, c->cgroup_path, sizeof(c->cgroup_path),
+					    c->err, sizeof(c->err));
+		if (ret)
+			return ret;
+		s->cgroup = c->cgroup_path;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int capture_prepare(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid)
+{
+	return capture_prepare_cmd(c, o, cmd_tgid, NULL);
+}
+
+int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid,
+			const char *cmd_cgroup)
+{
+	static uint32_t tgids[SKYPROF_MAX_TGIDS]; /* one capture per process */
+	enum control_open_failure why;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = control_open(&c->ctl, &why, c->err, sizeof(c->err));
+	if (ret) {
+		if (why == CONTROL_NO_MODULE) {
+			struct modload_state ms;
+			size_t l = strlen(c->err);
+
+			modload_state_read(&ms, NULL);
+			snprintf(c->err + l, sizeof(c->err) - l, "%s", modload_hint_short(&ms));
+		}
+		return ret;
+	}
+	ret = control_get_info(c->ctl, &c->info);
+	if (!ret)
+		ret = control_check_abi(c->ctl, &c->info);
+	if (ret) {
+		snprintf(c->err, sizeof(c->err), "%s", control_error(c->ctl));
+		return ret;
+	}
+	ret = capture_session_opts(c, o);
+	if (ret)
+		return ret;
+	if (o->nr_cpu_words) {
+		c->sopts.cpus = o->cpus;
+		c->sopts.nr_cpu_words = o->nr_cpu_words;
+	}
+	return resolve_targets(c, o, cmd_tgid, cmd_cgroup, tgids);
+}
+
+/*
+ * The ring size when none was asked for. Frame-pointer records are a few
+ * hundred bytes, and the module's default ring (SKYPROF_RING_PAGES_DEFAULT)
+ * holds seconds of them. A --dwarf record carries its stack copy: at 999 Hz
+ * with 8 KiB copies the default holds about 0.1 s, less than the daemon may
+ * spend on its first sight of a process (maps, ELF files, CFI). Such a
+ * session gets a ring that holds half a second of samples, within the
+ * module's limit.
+ */
+static uint32_t default_ring_pages(const struct capture *c, const struct record_opts *o)
+{
+	uint64_t rec, bytes, pages = SKYPROF_RING_PAGES_DEFAULT;
+	uint32_t max = c->info.ring_pages_max ? c->info.ring_pages_max : SKYPROF_RING_PAGES_MAX;
+	long psz = sysconf(_SC_PAGESIZE);
+
+	if (o->offcpu || !o->ustack_bytes || !o->freq || psz <= 0)
+		return 0;
+	rec = sizeof(struct skyprof_sample) + sizeof(struct skyprof_user_regs) + o->ustack_bytes +
+	      2 * 8 * (o->max_depth ? o->max_depth : SKYPROF_MAX_DEPTH_DEFAULT);
+	bytes = (uint64_t)o->freq * rec / 2;
+	while (pages * (uint64_t)psz < bytes && pages < max)
+		pages *= 2;
+	return pages > SKYPROF_RING_PAGES_DEFAULT && pages <= max ? (uint32_t)pages : 0;
+}
+
+int capture_session_opts(struct capture *c, const struct record_opts *o)
+{
+	struct control_session_opts *s = &c->sopts;
+	int ret;
+
+	ret = check_caps(c, o);
+	if (ret)
+		return ret;
+	memset(s, 0, sizeof(*s));
+	s->mode = o->offcpu ? SKYPROF_MODE_OFFCPU : SKYPROF_MODE_ONCPU;
+	ret = resolve_clock(c, o->clock, &s->clock);
+	if (ret)
+		return ret;
+	s->freq = o->offcpu ? 0 : o->freq;
+	s->has_flags = true;
+	s->flags = (o->no_kernel ? 0 : SKYPROF_F_KERNEL_STACK) |
+		   (o->no_user ? 0 : SKYPROF_F_USER_STACK);
+	s->max_depth = o->max_depth;
+	s->ustack_bytes = o->ustack_bytes;
+	s->ring_pages = o->ring_pages ? o->ring_pages : default_ring_pages(c, o);
+	s->budget_pct = o->budget_pct;
+	if (o->offcpu) {
+		/* The module keeps frame-pointer stacks per blocked task, no raw copies. */
+		s->ustack_bytes = 0;
+		s->offcpu_min_ns = o->offcpu_min_ns;
+		s->has_offcpu_min = o->offcpu_min_given;
+	}
+	return 0;
+}
+
+int capture_start(struct capture *c)
+{
+	uint32_t nr_cpu_ids = c->info.nr_cpu_ids;
+	int ret;
+
+	ret = control_session_start(c->ctl, &c->sopts, &c->sess);
+	if (ret) {
+		snprintf(c->err, sizeof(c->err), "%s", control_error(c->ctl));
+		return ret;
+	}
+	/* Without events, the device hanging up still tells us the session ended. */
+	if (control_subscribe_events(c->ctl))
+		fprintf(stderr, "skyprof: warning: %s\n", control_error(c->ctl));
+	if (!nr_cpu_ids)
+		nr_cpu_ids = (uint32_t)get_nprocs_conf();
+	ret = ring_open(&c->ring, c->sess.id, c->sess.token, nr_cpu_ids, c->sess.ring_data_size,
+			c->err, sizeof(c->err));
+	if (ret)
+		return ret;
+	c->start_mono_ns = capture_mono_ns();
+	return 0;
+}
+
+static void on_event(void *arg, const struct control_event *e)
+{
+	struct capture *c = arg;
+
+	if (e->session_id != c->sess.id)
+		return;
+	if (e->event == SKYPROF_EVENT_SESSION_ENDED) {
+		c->ended = true;
+		c->end_reason = e->end_reason;
+	}
+}
+
+int capture_poll(struct capture *c, int timeout_ms, ring_sample_fn fn, void *arg)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = ring_fd(c->ring), .events = POLLIN },
+		{ .fd = control_event_fd(c->ctl), .events = POLLIN },
+	};
+	int n = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, timeout_ms);
+
+	if (n < 0 && errno != EINTR) {
+		snprintf(c->err, sizeof(c->err), "poll: %s", strerror(errno));
+		return -errno;
+	}
+	if (n > 0 && pfd[1].fd >= 0 && (pfd[1].revents & POLLIN))
+		control_read_events(c->ctl, on_event, c);
+	if (n > 0 && (pfd[0].revents & (POLLHUP | POLLERR)) && !(pfd[0].revents & POLLIN))
+		c->ended = true;
+	/* Drain on every wakeup, timeouts included: the watermark may not be reached. */
+	return ring_drain(c->ring, fn, arg);
+}
+
+int capture_finish(struct capture *c, ring_sample_fn fn, void *arg,
+		   struct control_cpu_stats **stats, size_t *nr_stats)
+{
+	int ret;
+
+	*stats = NULL;
+	*nr_stats = 0;
+	ring_drain(c->ring, fn, arg);
+	if (control_get_stats(c->ctl, c->sess.id, stats, nr_stats) && !c->ended)
+		fprintf(stderr, "skyprof: warning: %s\n", control_error(c->ctl));
+	ring_drain(c->ring, fn, arg);
+	if (c->ended)
+		return 0;
+	ret = control_session_stop(c->ctl, c->sess.id);
+	if (ret == -ENOENT)
+		ret = 0; /* ended meanwhile */
+	if (ret)
+		snprintf(c->err, sizeof(c->err), "%s", control_error(c->ctl));
+	return ret;
+}
+
+void capture_close(struct capture *c)
+{
+	ring_close(c->ring);
+	c->ring = NULL;
+	control_close(c->ctl); /* ends the session too, if it still runs */
+	c->ctl = NULL;
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skyprof top: a live view of the hottest functions, like perf top.
+ *
+ * Counts are cumulative since the start (not decayed), so the view settles
+ * rather than flickers; Ctrl-C ends it.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <skyprof.h>
+
+#include "capture/capture.h"
+#include "cli/commands.h"
+#include "profile/profile.h"
+#include "sym/symbolizer.h"
+#include "cli/usage.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skyprof top [-p PID[,PID...] | -a | --cgroup PATH] [-t TID[,TID...]]\n"
+		"                   [-C CPUS] [-F HZ] [-d SECONDS] [-n LINES]\n"
+		"                   [--clock auto|perf|perf-hw|perf-sw|hrtimer]\n"
+		"                   [-g | --call-graph fp|dwarf[,BYTES]]\n"
+		"                   [--no-kernel | --no-user] [--max-depth N] [--ring-pages N]\n"
+		"\n"
+		"Samples like `skyprof record` and shows, refreshed every few seconds, the\n"
+		"functions with the most samples of their own (self) and with those of their\n"
+		"callees (total), since the start. Kernel functions are marked [k].\n"
+		"\n"
+		"  -p, --pid PID[,PID...]  these processes\n"
+		"  -t, --tid TID[,TID...]  only these threads (with -p: of those processes)\n"
+		"  -a, --all, --all-cpus   the whole system\n"
+		"  -C, --cpu CPUS          sample only on these CPUs (0,2-3)\n"
+		"  --cgroup PATH           a cgroup v2 group (see `skyprof record --help`)\n"
+		"  -F, --freq HZ           samples per second per CPU (default %d)\n"
+		"  -d, --delay SECONDS     refresh interval (default %.0f)\n"
+		"  -n, --lines N           functions shown (default: fit the terminal)\n"
+		"  --clock auto|perf|perf-hw|perf-sw|hrtimer\n"
+		"                          the sampling clock, as for record\n"
+		"  -g                      a call graph: what skyprof always records (as perf's)\n"
+		"  --call-graph fp|dwarf[,BYTES]\n"
+		"                          fp: frame pointers (the default); dwarf: also copy\n"
+		"                          BYTES of user stack (default %d) to unwind by DWARF\n"
+		"  --no-kernel, --no-user  leave out the kernel or the user stack\n"
+		"  --max-depth N           frames per stack (1..%d)\n"
+		"  --ring-pages N          ring size per CPU in pages (power of two)\n"
+		"  -h, --help              this text\n",
+		OPTS_DEFAULT_FREQ, (double)OPTS_DEFAULT_TOP_DELAY_NS / 1e9, OPTS_DEFAULT_DWARF,
+		SKYPROF_MAX_DEPTH);
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+struct run {
+	struct profile *prof;
+	uint64_t samples;
+	int error;
+};
+
+static int on_sample(void *arg, const struct sp_sample *s)
+{
+	struct run *run = arg;
+	int r = profile_add(run->prof, s);
+
+	if (r)
+		run->error = r;
+	else
+		run->samples++;
+	return r;
+}
+
+static uint32_t screen_lines(const struct record_opts *o, bool tty)
+{
+	struct winsize ws;
+
+	if (o->lines)
+		return o->lines;
+	if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 8)
+		return ws.ws_row - 5u;
+	return 25;
+}
+
+static void show(const struct capture *c, struct run *run, const struct record_opts *o, bool tty,
+		 struct func_share *top, uint32_t lines)
+{
+	uint64_t total = profile_total_value(run->prof);
+	double el = (double)(capture_mono_ns() - c->start_mono_ns) / 1e9;
+	size_t n = profile_top_functions(run->prof, top, lines);
+
+	if (tty)
+		fputs("\033[H\033[2J", stdout);
+	else
+		putchar('\n');
+	printf("skyprof top: %.0f s, %" PRIu64 " samples at %u Hz, %" PRIu64
+	       " lost   (Ctrl-C to quit)\n\n",
+	       el, run->samples, o->freq, ring_lost(c->ring));
+	printf("%8s %8s  %s\n", "self%", "total%", "function");
+	for (size_t i = 0; i < n; i++)
+		printf("%7.2f%% %7.2f%%  %s%s\n",
+		       total ? 100.0 * (double)top[i].self / (double)total : 0.0,
+		       total ? 100.0 * (double)top[i].total / (double)total : 0.0, top[i].name,
+		       top[i].kernel ? " [k]" : "");
+	if (!n)
+		printf("  (no samples yet)\n");
+	fflush(stdout);
+}
+
+int cmd_top_main(int argc, char **argv)
+{
+	static struct record_opts o;
+	static struct capture cap;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct profile_meta meta = { .kind = PROFILE_ONCPU };
+	struct control_cpu_stats *st = NULL;
+	struct func_share *top = NULL;
+	struct symbolizer *sym = NULL;
+	struct run run = { 0 };
+	bool tty = isatty(STDOUT_FILENO);
+	uint64_t last_show;
+	uint32_t lines;
+	char err[256];
+	size_t nst;
+	int rc = 1;
+
+	switch (opts_parse(OPTS_TOP, argc, argv, &o, err, sizeof(err))) {
+	case OPTS_HELP:
+		usage(stdout);
+		return 0;
+	case OPTS_ERROR:
+		return usage_fail("top", "%s", err);
+	case OPTS_OK:
+		break;
+	}
+	if (opts_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
+		return usage_fail("top", "%s", err);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	lines = screen_lines(&o, tty);
+	top = calloc(lines, sizeof(*top));
+	sym = symbolizer_new(NULL);
+	meta.freq_hz = o.freq;
+	run.prof = sym ? profile_new(&meta, sym) : NULL;
+	if (!top || !run.prof) {
+		fprintf(stderr, "skyprof top: out of memory\n");
+		goto out;
+	}
+	if (capture_prepare(&cap, &o, 0) || capture_start(&cap)) {
+		fprintf(stderr, "skyprof top: %s\n", cap.err);
+		goto out;
+	}
+	last_show = capture_mono_ns();
+	show(&cap, &run, &o, tty, top, lines);
+	while (!interrupted && !cap.ended && !run.error) {
+		if (capture_poll(&cap, 100, on_sample, &run) < 0 && !run.error) {
+			fprintf(stderr, "skyprof top: %s\n", cap.err);
+			break;
+		}
+		if ((o.target == TARGET_PIDS || o.target == TARGET_TIDS) &&
+		    !(o.nr_tids ? capture_pids_alive(o.tids, o.nr_tids)
+				: capture_pids_alive(o.pids, o.nr_pids))) {
+			fprintf(stderr, "skyprof top: all target processes exited\n");
+			break;
+		}
+		if (capture_mono_ns() - last_show >= o.delay_ns) {
+			last_show = capture_mono_ns();
+			lines = o.lines ? o.lines : lines;
+			show(&cap, &run, &o, tty, top, lines);
+		}
+	}
+	if (capture_finish(&cap, on_sample, &run, &st, &nst))
+		fprintf(stderr, "skyprof top: %s\n", cap.err);
+	if (run.error)
+		fprintf(stderr, "skyprof top: out of memory while aggregating\n");
+	show(&cap, &run, &o, false, top, lines);
+	rc = 0;
+out:
+	free(st);
+	capture_close(&cap);
+	if (run.prof)
+		profile_free(run.prof);
+	if (sym)
+		symbolizer_free(sym);
+	free(top);
+	return rc;
+}
