@@ -71,13 +71,15 @@ $(BUILD)/asan/proto-%.o: $(BUILD)/proto/%.c $(PROTO_H)
 	@mkdir -p $(@D)
 	$(CC) $(filter-out -Wextra,$(DAEMON_CFLAGS)) $(SAN_FLAGS) -c -o $@ $<
 
+# Thin archives (T): members are named by their path, so two stages may
+# each have a file of one name (cli/top.c, profile/top.c).
 $(BUILD)/libskyprof.a: $(DAEMON_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && $(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcsT $@ $^
 
 $(BUILD)/libskyprof-asan.a: $(ASAN_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && $(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcsT $@ $^
 
 $(SKYPROF_BIN): daemon/main.c $(BUILD)/libskyprof.a
 	$(CC) $(DAEMON_CFLAGS) $(HARDEN_CFLAGS) $(HARDEN_LDFLAGS) -MMD -MP -MF $@.d -o $@ $< \

@@ -16,11 +16,11 @@
 #include "capture/capture.h"
 #include "agent/config.h"
 #include "output/output.h"
-#include "proc/follow.h"
+#include "profile/ingest.h"
 #include "profile/profile.h"
-#include "sym/symbolizer.h"
-#include "unwind/unwind.h"
 #include "profile/view.h"
+#include "profile/view_build.h"
+#include "sym/symbolizer.h"
 
 /* The flush worker's side of a run: only the worker touches it once the run
  * has started (the queue hand-over orders the accesses). */
@@ -30,6 +30,7 @@ struct run_sink {
 	struct upload_queue *queue;
 	struct symbolizer *sym;
 	struct profile *prof; /* every sample so far */
+	struct view view;     /* prof symbolized, built again at each flush */
 	struct delta_table *deltas;
 	uint64_t started_ms; /* profilingStartTime: constant for the task */
 	uint64_t uploaded_count, uploaded_weight, batches, dropped_batches;
@@ -59,16 +60,13 @@ struct agent_run {
 	struct flush_req *final_req;
 	struct profile_meta meta;
 	struct profile *pend; /* samples since the last flush */
-	/* DWARF unwinding happens as samples are read, with its own symbolizer:
-	 * the worker's is busy symbolizing meanwhile. */
+	/* Samples come in here, in time order: pid's exec generations are
+	 * followed by the image's identity (the worker's symbolizer captures a
+	 * new generation when it first meets it), and DWARF unwinding has a
+	 * symbolizer of its own: the worker's is busy symbolizing meanwhile. */
+	struct ingest *in;
 	struct symbolizer *dsym;
-	struct unwind_dwarf *uw;
-	/* Exec tracking of pid, here where the samples come in time order (the
-	 * worker's symbolizer captures a new generation when it first meets
-	 * it): by the image's identity, no symbolizer here; the generation
-	 * of the last sample. */
-	struct follow *follow;
-	uint16_t gen;
+	uint16_t gen; /* of the last sample */
 	uint64_t end_ms;
 	uint64_t next_flush_ms;
 	uint64_t next_alive_ms;
@@ -93,7 +91,7 @@ static int on_sample(void *arg, const struct sp_sample *s)
 	uint16_t gen;
 	int e;
 
-	e = s->tgid == r->pid ? follow_sample(r->follow, s) : 0;
+	e = ingest_sample(r->in, r->pend, s);
 	if (e < 0) {
 		r->error = e;
 		return e;
@@ -105,11 +103,6 @@ static int on_sample(void *arg, const struct sp_sample *s)
 			 "symbolize in the new image",
 			 r->spec.task_id, r->pid, s->comm);
 	}
-	e = profile_add_unwound(r->pend, r->uw, s, gen);
-	if (e) {
-		r->error = e;
-		return e;
-	}
 	r->st.samples_read++;
 	return 0;
 }
@@ -118,6 +111,7 @@ static void sink_free(struct run_sink *k)
 {
 	if (!k)
 		return;
+	view_free(&k->view);
 	profile_free(k->prof);
 	symbolizer_free(k->sym);
 	delta_table_free(k->deltas);
@@ -192,24 +186,25 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 		k->sym = symbolizer_new(&so);
 		if (k->sym)
 			symbolizer_note_pid(k->sym, pid);
-		/* the image the worker's symbolizer captured: generation 0 */
-		r->follow = follow_new(NULL);
-		if (r->follow)
-			follow_note(r->follow, pid);
 		if (o.ustack_bytes) {
 			r->dsym = symbolizer_new(&so);
 			if (r->dsym)
 				symbolizer_note_pid(r->dsym, pid);
-			r->uw = r->dsym ? unwind_dwarf_new(r->dsym) : NULL;
+		}
+		r->in = ingest_new(NULL, r->dsym);
+		if (r->in) {
+			ingest_only(r->in, pid);
+			/* the image the worker's symbolizer captured: generation 0 */
+			ingest_note(r->in, pid);
 		}
 		r->meta.kind = o.offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU;
 		r->meta.freq_hz = o.offcpu ? 0 : o.freq;
 		r->meta.start_ns = now * 1000000ull;
-		k->prof = k->sym ? profile_new(&r->meta, k->sym) : NULL;
-		r->pend = profile_new(&r->meta, NULL);
+		k->prof = profile_new(&r->meta);
+		r->pend = profile_new(&r->meta);
 		k->deltas = delta_table_new();
-		if (!k->prof || !r->pend || !k->deltas || !r->final_req || !r->follow ||
-		    (o.ustack_bytes && !r->uw)) {
+		if (!k->sym || !k->prof || view_init(&k->view, &r->meta) || !r->pend ||
+		    !k->deltas || !r->final_req || !r->in || (o.ustack_bytes && !r->dsym)) {
 			e = -ENOMEM;
 			snprintf(r->cap.err, sizeof(r->cap.err), "out of memory");
 		}
@@ -246,6 +241,20 @@ int run_pollfds(struct agent_run *r, struct pollfd *p)
 	return n;
 }
 
+/*
+ * Worker: brings the view up to date with every sample so far. Between
+ * flushes (seconds apart) the daemon holds no libdw state: reopening a
+ * file's debug information costs milliseconds per flush, keeping it tens
+ * of MiB. 0 or -ENOMEM.
+ */
+static int sink_view(struct run_sink *k)
+{
+	int e = view_build(&k->view, k->prof, k->sym);
+
+	symbolizer_trim(k->sym);
+	return e;
+}
+
 /* Worker: symbolize what is new and hand it to the queue as one batch. */
 static void sink_upload(struct run_sink *k, uint64_t now)
 {
@@ -258,23 +267,17 @@ static void sink_upload(struct run_sink *k, uint64_t now)
 	};
 	struct upload_totals tot;
 	struct upload_batch *b;
-	struct view *v;
 	char what[160];
 	uint64_t t0 = agent_wall_ms();
 
-	v = profile_view(k->prof);
-	if (!v) {
+	if (sink_view(k)) {
 		log_warn("task %s: out of memory symbolizing; this flush is skipped",
 			 k->spec.task_id);
 		return;
 	}
-	/* Between flushes (seconds apart) the daemon holds no libdw state:
-	 * reopening a file's debug information costs milliseconds per flush,
-	 * keeping it tens of MiB. */
-	profile_view_done(k->prof);
 	snprintf(what, sizeof(what), "task %.64s pid %u", k->spec.task_id, k->pid);
 	b = batch_new(UPLOAD_PATH_PROFILING, what);
-	if (!b || upload_collect(k->deltas, v, k->pid, &m, b, &tot)) {
+	if (!b || upload_collect(k->deltas, &k->view, k->pid, &m, b, &tot)) {
 		log_warn("task %s: out of memory building an upload; this flush is skipped",
 			 k->spec.task_id);
 		batch_free(b);
@@ -311,11 +314,15 @@ static void spool(struct run_sink *k, const char *dir)
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
 	snprintf(base, sizeof(base), "%s/%s-pid%u-%s", dir, when, k->pid,
 		 k->spec.target == AGENT_TARGET_OFF_CPU ? "offcpu" : "oncpu");
+	if (sink_view(k)) {
+		log_warn("spool: out of memory symbolizing task %s", k->spec.task_id);
+		return;
+	}
 	snprintf(path, sizeof(path), "%s.pb.gz", base);
-	if (!output_write(k->prof, path, OUTPUT_PPROF))
+	if (!output_write(&k->view, path, OUTPUT_PPROF))
 		log_info("spool: wrote %s", path);
 	snprintf(path, sizeof(path), "%s.svg", base);
-	if (!output_write(k->prof, path, OUTPUT_SVG))
+	if (!output_write(&k->view, path, OUTPUT_SVG))
 		log_info("spool: wrote %s", path);
 }
 
@@ -372,7 +379,7 @@ static void flush(struct agent_run *r, uint64_t now, bool final, const char *spo
 	q->now_ms = now;
 	q->final = final;
 	q->spool_dir = spool_dir;
-	r->pend = final ? NULL : profile_new(&r->meta, NULL);
+	r->pend = final ? NULL : profile_new(&r->meta);
 	if (!final && !r->pend) {
 		/* keep the samples; the task ends on the error */
 		r->pend = q->pend;
@@ -470,8 +477,7 @@ void run_free(struct agent_run *r)
 		capture_close(&r->cap);
 	profile_free(r->pend);
 	free(r->final_req);
-	unwind_dwarf_free(r->uw);
-	follow_free(r->follow);
+	ingest_free(r->in);
 	symbolizer_free(r->dsym);
 	sink_free(r->sink);
 	free(r);

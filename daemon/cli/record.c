@@ -26,7 +26,10 @@
 #include "capture/cgroup.h"
 #include "cli/commands.h"
 #include "output/output.h"
+#include "profile/ingest.h"
 #include "profile/profile.h"
+#include "profile/view.h"
+#include "profile/view_build.h"
 #include "unwind/unwind.h"
 #include "sym/symbolizer.h"
 #include "cli/usage.h"
@@ -266,6 +269,7 @@ static void child_cgroup_remove(struct cgroup_transient *t)
 }
 
 struct run {
+	struct ingest *in;
 	struct profile *prof;
 	uint64_t samples;
 	uint64_t blocked_ns; /* off-CPU: the weights */
@@ -275,9 +279,9 @@ struct run {
 static int on_sample(void *arg, const struct sp_sample *s)
 {
 	struct run *run = arg;
-	int r = profile_add(run->prof, s);
+	int r = ingest_sample(run->in, run->prof, s);
 
-	if (r) {
+	if (r < 0) {
 		run->error = r;
 		return r;
 	}
@@ -387,7 +391,7 @@ static uint64_t summary(const struct capture *c, const struct run *run, uint64_t
 			rs->framing_errors, rs->bytes_dropped, rs->head_errors, skipped,
 			rs->cpu_mismatch);
 	/* --dwarf: how well the user stacks came out (unwind_dwarf.h). */
-	uw = profile_unwind_stats(run->prof);
+	uw = ingest_unwind_stats(run->in);
 	if (uw && uw->samples)
 		fprintf(stderr,
 			"skyprof: unwind: %" PRIu64 " samples with regs, %.1f user frames per "
@@ -453,17 +457,27 @@ static void jit_hints(struct symbolizer *sym)
 			h.more);
 }
 
-static int write_outputs(struct profile *prof, const struct record_opts *o)
+static int write_outputs(struct profile *prof, struct symbolizer *sym, const struct record_opts *o)
 {
 	struct output_opts oo = { .per_thread = o->per_thread };
+	struct view v;
 	int rc = 0;
 
+	if (view_init(&v, profile_get_meta(prof)) || view_build(&v, prof, sym)) {
+		fprintf(stderr, "skyprof record: out of memory while symbolizing\n");
+		view_free(&v);
+		return 1;
+	}
+	/* Symbolizing is over before encoding starts: the encoders' memory
+	 * then does not add to libdw's. */
+	symbolizer_trim(sym);
 	for (size_t i = 0; i < nr_outs; i++) {
-		if (output_commit_opts(prof, &outs[i], &oo))
+		if (output_commit_opts(&v, &outs[i], &oo))
 			rc = 1; /* output_commit said why, and where it kept it */
 		else if (strcmp(outs[i].path, "-"))
 			fprintf(stderr, "skyprof: wrote %s\n", outs[i].path);
 	}
+	view_free(&v);
 	return rc;
 }
 
@@ -553,8 +567,9 @@ int cmd_record_main(int argc, char **argv)
 	meta.freq_hz = o.offcpu ? 0 : o.freq;
 	meta.start_ns = realtime_ns();
 	sym = symbolizer_new(NULL);
-	run.prof = sym ? profile_new(&meta, sym) : NULL;
-	if (!run.prof) {
+	run.in = sym ? ingest_new(sym, NULL) : NULL;
+	run.prof = profile_new(&meta);
+	if (!run.in || !run.prof) {
 		fprintf(stderr, "skyprof record: out of memory\n");
 		goto out;
 	}
@@ -631,7 +646,7 @@ int cmd_record_main(int argc, char **argv)
 					   "CPU?)\n");
 	profile_set_duration(run.prof, duration);
 	profile_set_lost(run.prof, lost);
-	rc = write_outputs(run.prof, &o);
+	rc = write_outputs(run.prof, sym, &o);
 	jit_hints(sym);
 
 out:
@@ -642,8 +657,8 @@ out:
 		child_end(&ch);
 		child_cgroup_remove(&tcg);
 	}
-	if (run.prof)
-		profile_free(run.prof);
+	profile_free(run.prof);
+	ingest_free(run.in);
 	if (sym)
 		symbolizer_free(sym);
 	return rc;

@@ -21,6 +21,7 @@
 #include "output/output.h"
 #include "output/pprof_read.h"
 #include "profile/profile.h"
+#include "profile/top.h"
 #include "cli/usage.h"
 #include "profile/view.h"
 
@@ -150,11 +151,10 @@ static const char *kind_label(const struct view *v)
 					       : "on-CPU";
 }
 
-static void print_head(struct profile *p, const char *path)
+static void print_head(const struct view *v, const char *path)
 {
-	const struct profile_meta *m = profile_get_meta(p);
-	const struct view *v = profile_view(p);
-	uint64_t total = profile_total_value(p);
+	const struct profile_meta *m = &v->meta;
+	uint64_t total = top_total(v);
 
 	printf("%s: %s, %" PRIu64 " %s", path, kind_label(v), total,
 	       m->kind == PROFILE_OFFCPU  ? "ns blocked"
@@ -169,9 +169,9 @@ static void print_head(struct profile *p, const char *path)
 	printf("\n");
 }
 
-static void print_top(struct profile *p, const char *path, size_t n)
+static void print_top(const struct view *v, const char *path, size_t n)
 {
-	uint64_t total = profile_total_value(p);
+	uint64_t total = top_total(v);
 	struct func_share *top = calloc(n ? n : 1, sizeof(*top));
 	size_t got;
 
@@ -179,8 +179,8 @@ static void print_top(struct profile *p, const char *path, size_t n)
 		fprintf(stderr, "skyprof report: out of memory\n");
 		return;
 	}
-	got = profile_top_functions(p, top, n);
-	print_head(p, path);
+	got = top_functions(v, top, n);
+	print_head(v, path);
 	printf("\n%8s %8s  %s\n", "self%", "total%", "function");
 	for (size_t i = 0; i < got; i++)
 		printf("%7.2f%% %7.2f%%  %s%s\n",
@@ -190,13 +190,13 @@ static void print_top(struct profile *p, const char *path, size_t n)
 	free(top);
 }
 
-/* Every function of p with its self and total share. */
-static struct func_share *all_functions(struct profile *p, size_t *n)
+/* Every function of v with its self and total share. */
+static struct func_share *all_functions(const struct view *v, size_t *n)
 {
-	size_t cap = (size_t)profile_view(p)->nr_functions + 1;
+	size_t cap = (size_t)v->nr_functions + 1;
 	struct func_share *all = calloc(cap, sizeof(*all));
 
-	*n = all ? profile_top_functions(p, all, cap) : 0;
+	*n = all ? top_functions(v, all, cap) : 0;
 	return all;
 }
 
@@ -221,12 +221,12 @@ static int cmp_row(const void *a, const void *b)
 }
 
 /* The text form of --diff: functions by how much their self share moved. */
-static int print_diff_top(struct profile *base, struct profile *p, const char *bpath,
+static int print_diff_top(const struct view *base, const struct view *v, const char *bpath,
 			  const char *path, size_t n)
 {
-	uint64_t bt = profile_total_value(base), nt = profile_total_value(p);
+	uint64_t bt = top_total(base), nt = top_total(v);
 	size_t nb, nn, nr = 0;
-	struct func_share *fb = all_functions(base, &nb), *fn = all_functions(p, &nn);
+	struct func_share *fb = all_functions(base, &nb), *fn = all_functions(v, &nn);
 	struct diff_row *rows = calloc(nb + nn + 1, sizeof(*rows));
 
 	if (!fb || !fn || !rows) {
@@ -256,7 +256,7 @@ static int print_diff_top(struct profile *base, struct profile *p, const char *b
 		rows[k].base = share;
 	}
 	qsort(rows, nr, sizeof(*rows), cmp_row);
-	print_head(p, path);
+	print_head(v, path);
 	print_head(base, bpath);
 	printf("\n%8s %8s %8s  %s\n", "base%", "new%", "change", "function (self share)");
 	for (size_t i = 0; i < nr && i < n; i++)
@@ -269,11 +269,10 @@ static int print_diff_top(struct profile *base, struct profile *p, const char *b
 	return 0;
 }
 
-/* Reads path into a profile with the filters applied; NULL said why. */
-static struct profile *load(const char *path, const struct filter *fl, bool per_thread)
+/* Reads path into a view with the filters applied; NULL said why. */
+static struct view *load(const char *path, const struct filter *fl, bool per_thread)
 {
 	struct view *v = NULL;
-	struct profile *p;
 	char err[256] = "";
 
 	if (pprof_read_file(path, &v, err, sizeof(err))) {
@@ -283,13 +282,15 @@ static struct profile *load(const char *path, const struct filter *fl, bool per_
 	if (filtering(fl))
 		view_filter(v, keep_sample, (void *)fl);
 	v->per_thread = per_thread;
-	p = profile_from_view(v);
-	if (!p) {
+	return v;
+}
+
+static void unload(struct view *v)
+{
+	if (v) {
 		view_free(v);
 		free(v);
-		fprintf(stderr, "skyprof report: out of memory\n");
 	}
-	return p;
 }
 
 static bool compile(regex_t *re, const char *opt, const char *arg)
@@ -337,7 +338,7 @@ int cmd_report_main(int argc, char **argv)
 	bool top_given = false;
 	struct output_opts oo = { 0 };
 	struct filter fl = { 0 };
-	struct profile *p = NULL, *base = NULL;
+	struct view *p = NULL, *base = NULL;
 	int c, r, rc = 2;
 
 	optind = 0; /* glibc: full reinitialisation */
@@ -443,17 +444,15 @@ int cmd_report_main(int argc, char **argv)
 		base = load(diff, &fl, oo.per_thread);
 		if (!base)
 			goto out;
-		if (profile_get_meta(base)->kind != profile_get_meta(p)->kind ||
-		    (profile_get_meta(p)->kind == PROFILE_OTHER &&
-		     strcmp(kind_label(profile_view(base)), kind_label(profile_view(p))))) {
+		if (base->meta.kind != p->meta.kind ||
+		    (p->meta.kind == PROFILE_OTHER && strcmp(kind_label(base), kind_label(p)))) {
 			fprintf(stderr,
 				"skyprof report: %s is %s and %s %s: a difference needs two "
 				"profiles of one kind\n",
-				diff, kind_label(profile_view(base)), argv[optind],
-				kind_label(profile_view(p)));
+				diff, kind_label(base), argv[optind], kind_label(p));
 			goto out;
 		}
-		oo.diff_base = profile_view(base);
+		oo.diff_base = base;
 	}
 	rc = 0;
 	if (!nr_out || top_given) {
@@ -468,10 +467,8 @@ int cmd_report_main(int argc, char **argv)
 out:
 	while (nr_open)
 		output_discard(&outs[--nr_open]);
-	if (p)
-		profile_free(p);
-	if (base)
-		profile_free(base);
+	unload(p);
+	unload(base);
 	if (fl.has_focus)
 		regfree(&fl.focus);
 	if (fl.has_ignore)

@@ -17,7 +17,11 @@
 
 #include "capture/capture.h"
 #include "cli/commands.h"
+#include "profile/ingest.h"
 #include "profile/profile.h"
+#include "profile/top.h"
+#include "profile/view.h"
+#include "profile/view_build.h"
 #include "sym/symbolizer.h"
 #include "cli/usage.h"
 
@@ -65,7 +69,10 @@ static void on_signal(int sig)
 }
 
 struct run {
+	struct ingest *in;
 	struct profile *prof;
+	struct symbolizer *sym;
+	struct view view; /* built again at each refresh */
 	uint64_t samples;
 	int error;
 };
@@ -73,13 +80,14 @@ struct run {
 static int on_sample(void *arg, const struct sp_sample *s)
 {
 	struct run *run = arg;
-	int r = profile_add(run->prof, s);
+	int r = ingest_sample(run->in, run->prof, s);
 
-	if (r)
+	if (r < 0) {
 		run->error = r;
-	else
-		run->samples++;
-	return r;
+		return r;
+	}
+	run->samples++;
+	return 0;
 }
 
 static uint32_t screen_lines(const struct record_opts *o, bool tty)
@@ -96,9 +104,10 @@ static uint32_t screen_lines(const struct record_opts *o, bool tty)
 static void show(const struct capture *c, struct run *run, const struct record_opts *o, bool tty,
 		 struct func_share *top, uint32_t lines)
 {
-	uint64_t total = profile_total_value(run->prof);
+	bool built = !view_build(&run->view, run->prof, run->sym);
+	uint64_t total = built ? top_total(&run->view) : 0;
 	double el = (double)(capture_mono_ns() - c->start_mono_ns) / 1e9;
-	size_t n = profile_top_functions(run->prof, top, lines);
+	size_t n = built ? top_functions(&run->view, top, lines) : 0;
 
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
@@ -155,8 +164,10 @@ int cmd_top_main(int argc, char **argv)
 	top = calloc(lines, sizeof(*top));
 	sym = symbolizer_new(NULL);
 	meta.freq_hz = o.freq;
-	run.prof = sym ? profile_new(&meta, sym) : NULL;
-	if (!top || !run.prof) {
+	run.sym = sym;
+	run.in = sym ? ingest_new(sym, NULL) : NULL;
+	run.prof = profile_new(&meta);
+	if (!top || !run.in || !run.prof || view_init(&run.view, &meta)) {
 		fprintf(stderr, "skyprof top: out of memory\n");
 		goto out;
 	}
@@ -192,8 +203,9 @@ int cmd_top_main(int argc, char **argv)
 out:
 	free(st);
 	capture_close(&cap);
-	if (run.prof)
-		profile_free(run.prof);
+	view_free(&run.view);
+	profile_free(run.prof);
+	ingest_free(run.in);
 	if (sym)
 		symbolizer_free(sym);
 	free(top);

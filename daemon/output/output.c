@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 
 #include "output/output.h"
-#include "profile/profile.h"
 #include "profile/view.h"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -205,26 +204,17 @@ static int write_stdout(const struct view *v, const struct output_opts *o)
 	return r;
 }
 
-int output_commit(struct profile *p, struct output_file *of)
+int output_commit(struct view *v, struct output_file *of)
 {
 	static const struct output_opts none;
 
-	return output_commit_opts(p, of, &none);
+	return output_commit_opts(v, of, &none);
 }
 
-int output_commit_opts(struct profile *p, struct output_file *of, const struct output_opts *o)
+int output_commit_opts(struct view *v, struct output_file *of, const struct output_opts *o)
 {
-	struct view *v = profile_view(p);
 	int r;
 
-	if (!v) {
-		fprintf(stderr, "skyprof: %s: out of memory while symbolizing\n", of->path);
-		output_discard(of);
-		return -ENOMEM;
-	}
-	/* Symbolizing is over before encoding starts: the encoders' memory
-	 * then does not add to libdw's. */
-	profile_view_done(p);
 	if (o->diff_base && !output_format_diffable(of->format)) {
 		fprintf(stderr, "skyprof: %s: a difference is written as .svg or folded only\n",
 			of->path);
@@ -252,14 +242,14 @@ int output_commit_opts(struct profile *p, struct output_file *of, const struct o
 	return 0;
 }
 
-int output_write(struct profile *p, const char *path, int format)
+int output_write(struct view *v, const char *path, int format)
 {
 	static const struct output_opts none;
 
-	return output_write_opts(p, path, format, &none);
+	return output_write_opts(v, path, format, &none);
 }
 
-int output_write_opts(struct profile *p, const char *path, int format, const struct output_opts *o)
+int output_write_opts(struct view *v, const char *path, int format, const struct output_opts *o)
 {
 	struct output_file of;
 	char err[512];
@@ -269,5 +259,5 @@ int output_write_opts(struct profile *p, const char *path, int format, const str
 		fprintf(stderr, "skyprof: %s\n", err);
 		return r;
 	}
-	return output_commit_opts(p, &of, o);
+	return output_commit_opts(v, &of, o);
 }

@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-struct profile;
 struct view;
 
 enum output_format {
@@ -50,12 +49,12 @@ struct output_file {
 int output_open(struct output_file *of, const char *path, int format, char *err, size_t errlen);
 
 /*
- * Writes p into it and renames it into place. When that fails (the disk
+ * Writes v into it and renames it into place. When that fails (the disk
  * filled up meanwhile), the partial file is removed and the profile written
  * to $TMPDIR (or /tmp) as skyprof-PID-NAME instead; stderr says where.
  * Returns 0, or the -errno of the failed write.
  */
-int output_commit(struct profile *p, struct output_file *of);
+int output_commit(struct view *v, struct output_file *of);
 
 /* Removes the temporary file (an error before anything was written). */
 void output_discard(struct output_file *of);
@@ -71,11 +70,11 @@ struct output_opts {
 /* Whether a format can be written as a difference of two profiles. */
 bool output_format_diffable(int format);
 
-int output_commit_opts(struct profile *p, struct output_file *of, const struct output_opts *o);
+int output_commit_opts(struct view *v, struct output_file *of, const struct output_opts *o);
 
 /* output_open and output_commit at once, messages on stderr. */
-int output_write(struct profile *p, const char *path, int format);
-int output_write_opts(struct profile *p, const char *path, int format, const struct output_opts *o);
+int output_write(struct view *v, const char *path, int format);
+int output_write_opts(struct view *v, const char *path, int format, const struct output_opts *o);
 
 /* The writers, to an open stream; 0 or -errno. */
 int output_folded_write(const struct view *v, FILE *f);

@@ -13,12 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc/follow.h"
 #include "profile/profile.h"
-#include "skyprof.h"
-#include "sym/symbolizer.h"
-#include "unwind/unwind.h"
-#include "profile/view.h"
 
 #define ARENA_BLOCK (256 * 1024)
 
@@ -45,7 +40,6 @@ struct slot {
 
 struct profile {
 	struct profile_meta meta;
-	struct symbolizer *sym;
 
 	struct slot *slots;
 	size_t nr_slots;	      /* power of two */
@@ -53,14 +47,6 @@ struct profile {
 	size_t nr_entries, cap_entries;
 	struct arena_block *arena;
 	uint64_t total_count;
-
-	struct follow *follow; /* the processes followed (with a symbolizer only) */
-
-	struct view *view;
-	bool view_only; /* read back from a file: no raw stacks */
-
-	/* DWARF unwinder, made on the first sample with user regs. */
-	struct unwind_dwarf *uw;
 };
 
 /*
@@ -186,7 +172,7 @@ static void *arena_alloc(struct profile *p, size_t size)
 	return r;
 }
 
-struct profile *profile_new(const struct profile_meta *meta, struct symbolizer *sym)
+struct profile *profile_new(const struct profile_meta *meta)
 {
 	struct profile *p = calloc(1, sizeof(*p));
 
@@ -194,28 +180,12 @@ struct profile *profile_new(const struct profile_meta *meta, struct symbolizer *
 		return NULL;
 	if (meta)
 		p->meta = *meta;
-	p->sym = sym;
 	p->nr_slots = 1024;
 	p->slots = calloc(p->nr_slots, sizeof(*p->slots));
-	if (sym)
-		p->follow = follow_new(sym);
-	if (!p->slots || (sym && !p->follow)) {
+	if (!p->slots) {
 		profile_free(p);
 		return NULL;
 	}
-	return p;
-}
-
-struct profile *profile_from_view(struct view *v)
-{
-	struct profile *p = profile_new(&v->meta, NULL);
-
-	if (!p)
-		return NULL;
-	p->view = v;
-	p->view_only = true;
-	for (uint32_t i = 0; i < v->nr_samples; i++)
-		p->total_count += v->samples[i].count;
 	return p;
 }
 
@@ -223,20 +193,14 @@ void profile_free(struct profile *p)
 {
 	if (!p)
 		return;
-	unwind_dwarf_free(p->uw);
 	while (p->arena) {
 		struct arena_block *n = p->arena->next;
 
 		free(p->arena);
 		p->arena = n;
 	}
-	if (p->view) {
-		view_free(p->view);
-		free(p->view);
-	}
 	free(p->entries);
 	free(p->slots);
-	follow_free(p->follow);
 	free(p);
 }
 
@@ -326,6 +290,10 @@ static int add_counted(struct profile *p, const struct sp_sample *s, uint16_t ge
 	/* Grow at 3/4 load; the new entry is already in the old table. */
 	if (p->nr_entries * 4 > p->nr_slots * 3 && grow_table(p))
 		return -ENOMEM;
+	e->count = n;
+	e->weight = w;
+	p->total_count += n;
+	return 1;
 found:
 	e->count += n;
 	e->weight += w;
@@ -333,84 +301,13 @@ found:
 	return 0;
 }
 
-/* s with its user stack unwound by uw (DWARF). Out of line: its frame holds
- * a whole stack of ips, which the frame-pointer path should not pay for. */
-static __attribute__((noinline)) int add_dwarf(struct profile *p, struct unwind_dwarf *uw,
-					       const struct sp_sample *s, uint16_t gen)
+int profile_add(struct profile *p, const struct sp_sample *s, uint16_t gen)
 {
-	struct sp_sample dw = *s;
-	uint64_t dw_ips[UNWIND_DWARF_MAX_FRAMES];
-
-	dw.nr_user = (uint16_t)unwind_dwarf_sample(uw, s, dw_ips, UNWIND_DWARF_MAX_FRAMES);
-	dw.user_ips = dw_ips;
-	return add_counted(p, &dw, gen, 1, dw.weight);
-}
-
-/* The stack as given, or with the user part unwound by uw (DWARF). */
-static inline int add_one(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s,
-			  uint16_t gen)
-{
-	if ((s->flags & SKYPROF_SF_REGS) && s->regs && uw)
-		return add_dwarf(p, uw, s, gen);
 	return add_counted(p, s, gen, 1, s->weight);
-}
-
-int profile_add_unwound(struct profile *p, struct unwind_dwarf *uw, const struct sp_sample *s,
-			uint16_t gen)
-{
-	if (p->view_only)
-		return -EINVAL;
-	return add_one(p, uw, s, gen);
-}
-
-/* The stack just added as entry i is new: follow's miss check, on the ips
- * as aggregated (a DWARF unwind's, not the recorded chain). */
-static __attribute__((noinline)) void check_new_stack(struct profile *p, const struct sp_sample *s,
-						      size_t i)
-{
-	const struct stack_entry *e = p->entries[i];
-	struct sp_sample n = {
-		.tgid = e->tgid,
-		.tid = e->tid,
-		.time_ns = s->time_ns,
-		.nr_user = e->nr_user,
-		.user_ips = e->ips + e->nr_kernel,
-	};
-
-	follow_new_stack(p->follow, &n, e->gen);
-}
-
-int profile_add(struct profile *p, const struct sp_sample *s)
-{
-	uint16_t gen = 0;
-	size_t before;
-	int r;
-
-	if (p->view_only)
-		return -EINVAL;
-	/* Hook for --dwarf: a sample with user regs and a stack copy gets
-	 * its user stack from the DWARF unwinder (mixed with the FP chain,
-	 * see unwind_dwarf.h) before it is aggregated, so record, top and
-	 * the agent all profit and the stored stack needs no regs. */
-	if ((s->flags & SKYPROF_SF_REGS) && s->regs && p->sym && !p->uw)
-		p->uw = unwind_dwarf_new(p->sym);
-	if (p->follow) {
-		r = follow_sample(p->follow, s);
-		if (r < 0)
-			return r;
-		gen = (uint16_t)r;
-	}
-	before = p->nr_entries;
-	r = add_one(p, p->uw, s, gen);
-	if (!r && p->follow && p->nr_entries != before)
-		check_new_stack(p, s, before);
-	return r;
 }
 
 int profile_merge(struct profile *dst, const struct profile *src)
 {
-	if (dst->view_only || src->view_only)
-		return -EINVAL;
 	for (size_t i = 0; i < src->nr_entries; i++) {
 		const struct stack_entry *e = src->entries[i];
 		struct sp_sample s = {
@@ -425,20 +322,10 @@ int profile_merge(struct profile *dst, const struct profile *src)
 
 		memcpy(s.comm, e->comm, sizeof(s.comm));
 		r = add_counted(dst, &s, e->gen, e->count, e->weight);
-		if (r)
+		if (r < 0)
 			return r;
 	}
 	return 0;
-}
-
-const struct follow_stats *profile_follow_stats(const struct profile *p)
-{
-	return p->follow ? follow_get_stats(p->follow) : NULL;
-}
-
-const struct unwind_dwarf_stats *profile_unwind_stats(const struct profile *p)
-{
-	return p->uw ? unwind_dwarf_get_stats(p->uw) : NULL;
 }
 
 uint64_t profile_total_samples(const struct profile *p)
@@ -449,18 +336,12 @@ uint64_t profile_total_samples(const struct profile *p)
 void profile_set_duration(struct profile *p, uint64_t duration_ns)
 {
 	p->meta.duration_ns = duration_ns;
-	if (p->view)
-		p->view->meta.duration_ns = duration_ns;
 }
 
 void profile_set_lost(struct profile *p, uint64_t lost)
 {
 	p->meta.lost = lost;
 	p->meta.lost_known = true;
-	if (p->view) {
-		p->view->meta.lost = lost;
-		p->view->meta.lost_known = true;
-	}
 }
 
 const struct profile_meta *profile_get_meta(const struct profile *p)
@@ -487,128 +368,4 @@ void profile_get_stack(const struct profile *p, size_t i, struct profile_stack *
 	out->comm = e->comm;
 	out->kernel_ips = e->ips;
 	out->user_ips = e->ips + e->nr_kernel;
-}
-
-struct view *profile_view(struct profile *p)
-{
-	if (!p->view) {
-		p->view = calloc(1, sizeof(*p->view));
-		if (!p->view)
-			return NULL;
-		if (view_init(p->view, &p->meta)) {
-			free(p->view);
-			p->view = NULL;
-			return NULL;
-		}
-	}
-	if (!p->view_only) {
-		p->view->meta = p->meta;
-		if (p->sym)
-			symbolizer_recheck_jit(p->sym);
-		if (view_sync(p->view, p, p->sym))
-			return NULL;
-	}
-	return p->view;
-}
-
-void profile_view_done(struct profile *p)
-{
-	symbolizer_trim(p->sym);
-}
-
-uint64_t profile_total_value(struct profile *p)
-{
-	struct view *v = profile_view(p);
-	uint64_t t = 0;
-
-	if (!v)
-		return 0;
-	for (uint32_t i = 0; i < v->nr_samples; i++)
-		t += view_sample_value(v, &v->samples[i]);
-	return t;
-}
-
-static int cmp_share(const void *a, const void *b)
-{
-	const struct func_share *x = a, *y = b;
-
-	if (x->self != y->self)
-		return x->self < y->self ? 1 : -1;
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
-size_t profile_top_functions(struct profile *p, struct func_share *out, size_t n)
-{
-	struct view *v = profile_view(p);
-	uint32_t nstr;
-	struct {
-		uint64_t self, total;
-		uint32_t stamp;
-		bool kernel, used;
-	} * acc;
-	struct func_share *all;
-	size_t nr = 0;
-
-	if (!v || !n)
-		return 0;
-	/* Accumulate per function name (a string index), so a function
-	 * reached through different locations adds up. */
-	nstr = v->strs.nr;
-	acc = calloc(nstr, sizeof(*acc));
-	if (!acc)
-		return 0;
-	for (uint32_t i = 0; i < v->nr_samples; i++) {
-		const struct view_sample *s = &v->samples[i];
-		uint64_t val = view_sample_value(v, s);
-		bool leaf = true;
-
-		for (uint32_t j = 0; j < s->nr_locs; j++) {
-			const struct view_location *l =
-				&v->locations[v->sample_locs[s->first_loc + j]];
-
-			for (uint32_t k = 0; k < l->nr_lines; k++) {
-				uint32_t name =
-					v->functions[v->lines[l->first_line + k].function].name;
-
-				if (leaf) {
-					acc[name].self += val;
-					leaf = false;
-				}
-				/* stamp = sample + 1: counts a function
-				 * once per stack even when it recurses. */
-				if (acc[name].stamp != i + 1) {
-					acc[name].stamp = i + 1;
-					acc[name].total += val;
-				}
-				acc[name].kernel = l->kernel;
-				acc[name].used = true;
-			}
-		}
-	}
-	for (uint32_t i = 0; i < nstr; i++)
-		nr += acc[i].used;
-	all = calloc(nr ? nr : 1, sizeof(*all));
-	if (!all) {
-		free(acc);
-		return 0;
-	}
-	nr = 0;
-	for (uint32_t i = 0; i < nstr; i++) {
-		if (!acc[i].used)
-			continue;
-		snprintf(all[nr].name, sizeof(all[nr].name), "%s", view_str(v, i));
-		all[nr].self = acc[i].self;
-		all[nr].total = acc[i].total;
-		all[nr].kernel = acc[i].kernel;
-		nr++;
-	}
-	qsort(all, nr, sizeof(*all), cmp_share);
-	if (nr > n)
-		nr = n;
-	memcpy(out, all, nr * sizeof(*out));
-	free(all);
-	free(acc);
-	return nr;
 }

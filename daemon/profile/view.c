@@ -18,7 +18,8 @@ int view_init(struct view *v, const struct profile_meta *meta)
 
 void view_free(struct view *v)
 {
-	view_index_free(v->index);
+	if (v->index)
+		v->index_free(v->index);
 	strtab_free(&v->strs);
 	free(v->mappings);
 	free(v->functions);

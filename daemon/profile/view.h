@@ -78,8 +78,10 @@ struct view {
 	uint32_t *sample_locs; /* location indices */
 	uint32_t nr_sample_locs, cap_sample_locs;
 
-	/* Dedup indexes, used while building from a live profile. */
+	/* Dedup indexes, used while building from a live profile
+	 * (profile/view_build.h), and what frees them. */
 	struct view_index *index;
+	void (*index_free)(struct view_index *index);
 };
 
 int view_init(struct view *v, const struct profile_meta *meta);
@@ -110,16 +112,6 @@ static inline const char *view_str(const struct view *v, uint32_t i)
 {
 	return strtab_get(&v->strs, i);
 }
-
-/*
- * Bring v up to date with the stacks of p: new stacks become samples (their
- * new addresses symbolized through sym, which may be NULL: frames are then
- * named by address), known ones get their counts refreshed. sample i is
- * stack i of p. Returns 0 or -ENOMEM.
- */
-struct symbolizer;
-int view_sync(struct view *v, struct profile *p, struct symbolizer *sym);
-void view_index_free(struct view_index *ix);
 
 /*
  * One frame of a sample, root first, with inline frames expanded: the names

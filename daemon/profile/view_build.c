@@ -15,6 +15,7 @@
 #include "profile/profile.h"
 #include "sym/symbolizer.h"
 #include "profile/view.h"
+#include "profile/view_build.h"
 
 /* A map from a 128-bit key to a u32, open addressing. */
 struct kslot {
@@ -86,7 +87,7 @@ static int kmap_put(struct kmap *m, uint64_t a, uint64_t b, uint32_t val)
 	return 0;
 }
 
-void view_index_free(struct view_index *ix)
+static void index_free(struct view_index *ix)
 {
 	if (!ix)
 		return;
@@ -269,17 +270,23 @@ oom:
 	return -ENOMEM;
 }
 
-int view_sync(struct view *v, struct profile *p, struct symbolizer *sym)
+int view_build(struct view *v, const struct profile *p, struct symbolizer *sym)
 {
 	size_t n = profile_nr_stacks(p);
 	struct profile_stack st;
 
+	v->meta = *profile_get_meta(p);
+	/* A JIT may have written or replaced its perf map since the last
+	 * build (a JVM at exit). */
+	if (sym)
+		symbolizer_recheck_jit(sym);
 	if (v->period == 0 && v->meta.kind == PROFILE_ONCPU && v->meta.freq_hz)
 		v->period = 1000000000ULL / v->meta.freq_hz;
 	if (!v->index) {
 		v->index = calloc(1, sizeof(*v->index));
 		if (!v->index)
 			return -ENOMEM;
+		v->index_free = index_free;
 	}
 	for (uint32_t i = 0; i < v->index->synced && i < n; i++) {
 		profile_get_stack(p, i, &st);

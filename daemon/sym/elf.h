@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "lib/strtab.h"
-#include "sym/symbolizer.h"
+#include "sym/frame.h"
 
 struct sym_elf_cache;
 struct sym_elf;

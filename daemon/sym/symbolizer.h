@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sym/frame.h"
+
 struct symbolizer_opts {
 	const char *proc_root;	/* "/proc" unless testing */
 	const char *kallsyms;	/* "/proc/kallsyms" unless testing */
@@ -36,15 +38,6 @@ struct sym_mapping {
 	uint32_t pid;
 	bool is_main; /* the process's executable */
 };
-
-struct sym_frame {
-	const char *name;	 /* demangled; never NULL or empty */
-	const char *system_name; /* the symbol as in the binary, or "" */
-	const char *file;	 /* source file, or "" */
-	uint32_t line;		 /* 0 when unknown */
-};
-
-#define SYM_MAX_FRAMES 16 /* inline depth kept per address */
 
 struct sym_result {
 	unsigned int nr_frames;			 /* >= 1 */
@@ -119,7 +112,7 @@ void symbolizer_resolve_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, ui
 /*
  * The perf map of every process with anonymous executable memory (JIT code)
  * is looked for once when the process is first seen and then once after
- * each call of this (profile_view calls it before symbolizing): a JIT may
+ * each call of this (view_build calls it before symbolizing): a JIT may
  * write or replace its map at any time, a JVM at exit. The process's root
  * is held from first sight, so a process gone by then still counts.
  */

@@ -48,11 +48,13 @@
 #include <skyprof.h>
 
 #include "output/output.h"
+#include "profile/ingest.h"
 #include "profile/profile.h"
 #include "capture/ring.h"
 #include "sym/symbolizer.h"
 #include "unwind/unwind.h"
 #include "profile/view.h"
+#include "profile/view_build.h"
 
 /*
  * CPU time of this (single-threaded) process: the host is shared with other
@@ -187,6 +189,7 @@ static size_t kernel_addrs(uint64_t *out, size_t max)
 #define KPOOL  1000
 
 struct agg_run {
+	struct ingest *in;
 	struct profile *prof;
 	uint64_t n;
 };
@@ -195,7 +198,7 @@ static int agg_cb(void *arg, const struct sp_sample *s)
 {
 	struct agg_run *r = arg;
 
-	if (profile_add(r->prof, s))
+	if (ingest_sample(r->in, r->prof, s) < 0)
 		return -ENOMEM;
 	r->n++;
 	return 0;
@@ -247,7 +250,7 @@ static int bench_aggregate(uint64_t nsamples, size_t nstacks)
 	struct symbolizer *sym;
 	uint8_t *data;
 	double t0, t1, t2, t3, t4, trim_s, drain_s = 0, rss0, rss1, rss2;
-	struct view *v;
+	struct view view, *v;
 	FILE *f;
 	char tmp[] = "/tmp/skyprof-micro.XXXXXX";
 	int fd;
@@ -287,8 +290,9 @@ static int bench_aggregate(uint64_t nsamples, size_t nstacks)
 	rss0 = rss_now_mib();
 
 	sym = symbolizer_new(&(struct symbolizer_opts){ .quiet = true });
-	run.prof = profile_new(&meta, sym);
-	if (!sym || !run.prof)
+	run.in = sym ? ingest_new(sym, NULL) : NULL;
+	run.prof = profile_new(&meta);
+	if (!sym || !run.in || !run.prof || view_init(&view, &meta))
 		die("profile_new");
 	memset(&ctl, 0, sizeof(ctl));
 	memset(&rc, 0, sizeof(rc));
@@ -319,13 +323,13 @@ static int bench_aggregate(uint64_t nsamples, size_t nstacks)
 	t1 = now_s();
 	t0 = t1 - drain_s;
 	rss1 = rss_now_mib();
-	v = profile_view(run.prof);
+	v = view_build(&view, run.prof, sym) ? NULL : &view;
 	t2 = now_s();
 	rss2 = rss_now_mib();
 	if (!v)
-		die("profile_view");
-	/* as output_write does before it encodes */
-	profile_view_done(run.prof);
+		die("view_build");
+	/* as record does before it encodes */
+	symbolizer_trim(sym);
 	trim_s = now_s() - t2;
 	t2 = now_s();
 	fd = mkstemp(tmp);
@@ -371,7 +375,9 @@ static int bench_aggregate(uint64_t nsamples, size_t nstacks)
 			run.n, profile_nr_stacks(run.prof));
 		return 1;
 	}
+	view_free(&view);
 	profile_free(run.prof);
+	ingest_free(run.in);
 	symbolizer_free(sym);
 	free(data);
 	free(stacks);

@@ -24,7 +24,9 @@
 #include "output/pprof_read.h"
 #include "profile.pb-c.h"
 #include "profile/profile.h"
+#include "profile/top.h"
 #include "profile/view.h"
+#include "pipeline_fixture.h"
 #include "scratch_dir.h"
 #include "view_fixture.h"
 
@@ -32,11 +34,11 @@ int cmd_report_main(int argc, char **argv);
 
 static void write_fixture(enum profile_kind kind, const char *path)
 {
-	struct profile *p = profile_from_view(vf_make(kind));
+	struct view *p = vf_make(kind);
 
 	assert_non_null(p);
 	assert_int_equal(output_write(p, path, output_format_from_path(path)), 0);
-	profile_free(p);
+	vf_free(p);
 }
 
 /* Sum of the counts of a folded file, and whether it has line `want`. */
@@ -102,7 +104,7 @@ static void test_folded_runtime_root(void **state)
 	uint32_t f_thr = vf_func(v, "start_thread"), f_work = vf_func(v, "worker");
 	uint32_t f_main = vf_func(v, "main"), f_leaf = vf_func(v, "spin_leaf");
 	uint32_t st[4], th[2];
-	struct profile *p;
+	struct view *p;
 	bool found;
 
 	(void)state;
@@ -121,7 +123,7 @@ static void test_folded_runtime_root(void **state)
 	s.tid = 301;
 	s.count = s.weight = 3;
 	view_add_sample(v, &s, th);
-	p = profile_from_view(v);
+	p = v;
 	assert_non_null(p);
 	assert_int_equal(output_write(p, tmp("rt.folded"), OUTPUT_FOLDED), 0);
 	assert_int_equal(folded_total(tmp("rt.folded"), "rt;main;spin_leaf 7", &found),
@@ -129,7 +131,7 @@ static void test_folded_runtime_root(void **state)
 	assert_true(found);
 	folded_total(tmp("rt.folded"), "rt;start_thread;worker 3", &found);
 	assert_true(found);
-	profile_free(p);
+	vf_free(p);
 }
 
 /* Raw samples without a symbolizer: frames named by address, non-leaf
@@ -137,7 +139,7 @@ static void test_folded_runtime_root(void **state)
 static void test_profile_to_folded(void **state)
 {
 	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
-	struct profile *p = profile_new(&meta, NULL);
+	struct tpipe *t = tp_new(&meta, NULL);
 	uint64_t user[2] = { 0x1000, 0x2000 }, kern[1] = { 0xffffffff81000010ULL };
 	struct sp_sample s = { 0 };
 	bool found;
@@ -152,15 +154,15 @@ static void test_profile_to_folded(void **state)
 	s.kernel_ips = kern;
 	for (int i = 0; i < 3; i++) {
 		s.tid = 7 + (uint32_t)(i % 2); /* two threads: one folded line */
-		assert_int_equal(profile_add(p, &s), 0);
+		assert_int_equal(tp_add(t, &s), 0);
 	}
-	assert_int_equal(profile_nr_stacks(p), 2);
-	assert_int_equal(output_write(p, tmp("raw.folded"), OUTPUT_FOLDED), 0);
+	assert_int_equal(profile_nr_stacks(t->p), 2);
+	assert_int_equal(tp_write(t, tmp("raw.folded"), OUTPUT_FOLDED), 0);
 	assert_int_equal(folded_total(tmp("raw.folded"),
 				      "a:b;0x1fff;0x1000;0xffffffff81000010_[k] 3", &found),
 			 3);
 	assert_true(found);
-	profile_free(p);
+	tp_free(t);
 }
 
 /* A whole gzip file into memory; *len its size. */
@@ -196,7 +198,7 @@ static uint8_t *gunzip_file(const char *path, size_t *len)
 static void test_offcpu_records(void **state)
 {
 	struct profile_meta meta = { .kind = PROFILE_OFFCPU };
-	struct profile *p = profile_new(&meta, NULL);
+	struct tpipe *t = tp_new(&meta, NULL);
 	uint64_t sleep_u[2] = { 0x1000, 0x2000 }, lock_u[2] = { 0x3000, 0x2000 };
 	uint64_t kern[1] = { 0xffffffff81000010ULL };
 	static const uint64_t w[] = { 10000000, 12000000, 9000000, 500, 700 };
@@ -222,13 +224,13 @@ static void test_offcpu_records(void **state)
 		s.user_ips = sleeper ? sleep_u : lock_u;
 		s.weight = w[i];
 		*(sleeper ? &sleep_ns : &lock_ns) += w[i];
-		assert_int_equal(profile_add(p, &s), 0);
+		assert_int_equal(tp_add(t, &s), 0);
 	}
-	assert_int_equal(profile_total_value(p), sleep_ns + lock_ns);
-	profile_set_duration(p, 1000000000ULL);
-	assert_int_equal(output_write(p, tmp("offrec.folded"), OUTPUT_FOLDED), 0);
-	assert_int_equal(output_write(p, tmp("offrec.pb.gz"), OUTPUT_PPROF), 0);
-	profile_free(p);
+	assert_int_equal(tp_total(t), sleep_ns + lock_ns);
+	profile_set_duration(t->p, 1000000000ULL);
+	assert_int_equal(tp_write(t, tmp("offrec.folded"), OUTPUT_FOLDED), 0);
+	assert_int_equal(tp_write(t, tmp("offrec.pb.gz"), OUTPUT_PPROF), 0);
+	tp_free(t);
 
 	/* Folded: ns per stack, the two threads of one stack on one line. */
 	assert_int_equal(folded_total(tmp("offrec.folded"),
@@ -262,7 +264,7 @@ static void test_offcpu_records(void **state)
 static void test_pprof_roundtrip(void **state)
 {
 	struct view *v = NULL;
-	struct profile *p;
+	struct view *p;
 	char err[256];
 	unsigned char magic[2];
 	FILE *f;
@@ -286,10 +288,10 @@ static void test_pprof_roundtrip(void **state)
 	assert_true(v->mappings[1].kernel);
 	assert_int_equal(v->samples[1].tid, 101);
 	assert_string_equal(view_str(v, v->samples[2].comm), "other");
-	p = profile_from_view(v);
-	assert_int_equal(profile_total_samples(p), VF_TOTAL);
+	p = v;
+	assert_int_equal(vf_count(p), VF_TOTAL);
 	assert_int_equal(output_write(p, tmp("back.folded"), OUTPUT_FOLDED), 0);
-	profile_free(p);
+	vf_free(p);
 	write_fixture(PROFILE_ONCPU, tmp("orig.folded"));
 	{
 		char *a = slurp(tmp("orig.folded")), *b = slurp(tmp("back.folded"));
@@ -308,9 +310,9 @@ static void test_pprof_roundtrip(void **state)
 	assert_int_equal(pprof_read_file(tmp("off.pb.gz"), &v, err, sizeof(err)), 0);
 	assert_int_equal(v->meta.kind, PROFILE_OFFCPU);
 	assert_int_equal(v->samples[0].weight, 90000);
-	p = profile_from_view(v);
-	assert_int_equal(profile_total_value(p), 105000);
-	profile_free(p);
+	p = v;
+	assert_int_equal(top_total(p), 105000);
+	vf_free(p);
 }
 
 /*
@@ -433,7 +435,7 @@ static void test_svg_wellformed(void **state)
 static void test_hostile_names(void **state)
 {
 	struct view *v = vf_make(PROFILE_ONCPU);
-	struct profile *p;
+	struct view *p;
 	static const char check[] = "import sys, xml.etree.ElementTree as ET\n"
 				    "ET.parse(sys.argv[1])\n";
 
@@ -443,7 +445,7 @@ static void test_hostile_names(void **state)
 		if (!strcmp(view_str(v, v->functions[i].name), "outer"))
 			v->functions[i].name =
 				(uint32_t)strtab_intern(&v->strs, "op<&\"'>;x\n\x01\xff");
-	p = profile_from_view(v);
+	p = v;
 	assert_int_equal(output_write(p, tmp("h.svg"), OUTPUT_SVG), 0);
 	assert_int_equal(run_python(check, tmp("h.svg")), 0);
 	assert_int_equal(output_write(p, tmp("h.json"), OUTPUT_JSON), 0);
@@ -451,7 +453,7 @@ static void test_hostile_names(void **state)
 			 0);
 	assert_int_equal(output_write(p, tmp("h.folded"), OUTPUT_FOLDED), 0);
 	assert_int_equal(folded_total(tmp("h.folded"), NULL, NULL), VF_TOTAL);
-	profile_free(p);
+	vf_free(p);
 }
 
 /* Runs cmd_report_main with stdout captured into a file. */
@@ -529,12 +531,12 @@ static void test_report(void **state)
 
 static void test_write_errors(void **state)
 {
-	struct profile *p = profile_from_view(vf_make(PROFILE_ONCPU));
+	struct view *p = vf_make(PROFILE_ONCPU);
 
 	(void)state;
 	assert_int_equal(output_write(p, "/nonexistent-dir/p.svg", OUTPUT_SVG), -ENOENT);
 	assert_int_equal(output_write(p, tmp("bad"), 99), -EINVAL);
-	profile_free(p);
+	vf_free(p);
 }
 
 /*
@@ -543,7 +545,7 @@ static void test_write_errors(void **state)
  */
 static void test_open_early_keep_late(void **state)
 {
-	struct profile *p = profile_from_view(vf_make(PROFILE_ONCPU));
+	struct view *p = vf_make(PROFILE_ONCPU);
 	struct output_file of;
 	char err[256], sub[128], kept[256], *saved_tmpdir = getenv("TMPDIR");
 	struct stat st;
@@ -602,7 +604,7 @@ static void test_open_early_keep_late(void **state)
 		assert_int_equal(output_commit(p, &b), 0);
 		assert_int_equal(folded_total(tmp("twice.folded"), NULL, NULL), VF_TOTAL);
 	}
-	profile_free(p);
+	vf_free(p);
 }
 
 int main(void)

@@ -30,11 +30,11 @@ int cmd_report_main(int argc, char **argv);
 
 static void write_view(struct view *v, const char *path)
 {
-	struct profile *p = profile_from_view(v);
+	struct view *p = v;
 
 	assert_non_null(p);
 	assert_int_equal(output_write(p, path, output_format_from_path(path)), 0);
-	profile_free(p);
+	vf_free(p);
 }
 
 /*

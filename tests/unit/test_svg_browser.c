@@ -24,7 +24,7 @@
 static void run_browser(enum profile_kind kind, const char *shot_name)
 {
 	char dir[] = "/tmp/skyprof-svg-XXXXXX", svg[64], shot[256], cmd[PATH_MAX + 512];
-	struct profile *p;
+	struct view *p;
 	int r;
 
 	if (system("command -v chromium >/dev/null 2>&1") ||
@@ -34,9 +34,9 @@ static void run_browser(enum profile_kind kind, const char *shot_name)
 	}
 	assert_non_null(mkdtemp(dir));
 	snprintf(svg, sizeof(svg), "%s/p.svg", dir);
-	p = profile_from_view(vf_make(kind));
+	p = vf_make(kind);
 	assert_int_equal(output_write(p, svg, OUTPUT_SVG), 0);
-	profile_free(p);
+	vf_free(p);
 	if (access("build/unit", W_OK) == 0)
 		snprintf(shot, sizeof(shot), "build/unit/%s", shot_name);
 	else

@@ -21,6 +21,7 @@
 #include "fixture_proc.h"
 #include "proc/follow.h"
 #include "profile/profile.h"
+#include "pipeline_fixture.h"
 #include "sym/kernel.h"
 #include "sym/perfmap.h"
 #include "sym/symbolizer.h"
@@ -626,7 +627,7 @@ static void test_profile_symbolized(void **state)
 {
 	struct symbolizer *s = symbolizer_new(&quiet_opts);
 	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
-	struct profile *prof = profile_new(&meta, s);
+	struct tpipe *prof = tp_new(&meta, s);
 	struct func_share top[8];
 	struct fx_proc p;
 	struct sp_sample smp = { 0 };
@@ -644,9 +645,9 @@ static void test_profile_symbolized(void **state)
 	smp.nr_user = 2;
 	smp.user_ips = ips;
 	for (int i = 0; i < 10; i++)
-		assert_int_equal(profile_add(prof, &smp), 0);
+		assert_int_equal(tp_add(prof, &smp), 0);
 	fx_stop(&p); /* noted on first sight: exiting is fine */
-	n = profile_top_functions(prof, top, 8);
+	n = tp_top(prof, top, 8);
 	assert_int_equal(n, 3);
 	assert_string_equal(top[0].name, "leaf_target");
 	assert_int_equal(top[0].self, 10);
@@ -656,7 +657,7 @@ static void test_profile_symbolized(void **state)
 		assert_true(!strcmp(top[i].name, "inl_helper") ||
 			    !strcmp(top[i].name, "outer_with_inline"));
 	}
-	profile_free(prof);
+	tp_free(prof);
 	symbolizer_free(s);
 }
 
@@ -677,7 +678,7 @@ static void fx_dlopen_now(struct fx_proc *p)
 	}
 }
 
-static void add_at(struct profile *prof, uint32_t pid, uint64_t t_ns, uint64_t *ips, uint16_t n)
+static void add_at(struct tpipe *prof, uint32_t pid, uint64_t t_ns, uint64_t *ips, uint16_t n)
 {
 	struct sp_sample smp = { 0 };
 
@@ -687,7 +688,7 @@ static void add_at(struct profile *prof, uint32_t pid, uint64_t t_ns, uint64_t *
 	strcpy(smp.comm, "fx_main");
 	smp.nr_user = n;
 	smp.user_ips = ips;
-	assert_int_equal(profile_add(prof, &smp), 0);
+	assert_int_equal(tp_add(prof, &smp), 0);
 }
 
 /*
@@ -699,8 +700,8 @@ static void test_dlopen_late_exited(void **state)
 {
 	struct symbolizer *s = symbolizer_new(&quiet_opts);
 	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
-	struct profile *prof = profile_new(&meta, s);
-	const struct follow_stats *st = profile_follow_stats(prof);
+	struct tpipe *prof = tp_new(&meta, s);
+	const struct follow_stats *st = ingest_follow_stats(prof->in);
 	struct func_share top[8];
 	struct fx_proc p;
 	struct sym_result r;
@@ -731,11 +732,11 @@ static void test_dlopen_late_exited(void **state)
 	symbolizer_resolve_gen(s, pid, 0, ips[0], false, &r);
 	assert_string_equal(r.frames[0].name, "lib_func");
 	assert_true(ends_with(r.map->path, "/libfx.so"));
-	n = profile_top_functions(prof, top, 8);
+	n = tp_top(prof, top, 8);
 	assert_true(n >= 1);
 	assert_string_equal(top[0].name, "lib_func");
 	assert_int_equal(top[0].self, 2);
-	profile_free(prof);
+	tp_free(prof);
 	symbolizer_free(s);
 }
 
@@ -748,8 +749,8 @@ static void test_miss_backoff(void **state)
 {
 	struct symbolizer *s = symbolizer_new(&quiet_opts);
 	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
-	struct profile *prof = profile_new(&meta, s);
-	const struct follow_stats *st = profile_follow_stats(prof);
+	struct tpipe *prof = tp_new(&meta, s);
+	const struct follow_stats *st = ingest_follow_stats(prof->in);
 	struct fx_proc p;
 	uint64_t ips[2];
 	uint32_t pid;
@@ -778,7 +779,7 @@ static void test_miss_backoff(void **state)
 	add_at(prof, pid, 300000000, ips, 2);
 	assert_int_equal(st->misses, 2);
 	fx_stop(&p);
-	profile_free(prof);
+	tp_free(prof);
 	symbolizer_free(s);
 }
 
@@ -906,7 +907,7 @@ static void test_symbolized_pprof_go(void **state)
 {
 	struct symbolizer *s = symbolizer_new(&quiet_opts);
 	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
-	struct profile *prof = profile_new(&meta, s);
+	struct tpipe *prof = tp_new(&meta, s);
 	char path[PATH_MAX], cmd[PATH_MAX * 4], line[512], lib[PATH_MAX];
 	struct sp_sample smp = { 0 };
 	struct fx_proc p;
@@ -917,7 +918,7 @@ static void test_symbolized_pprof_go(void **state)
 
 	(void)state;
 	if (system("command -v go >/dev/null 2>&1")) {
-		profile_free(prof);
+		tp_free(prof);
 		symbolizer_free(s);
 		skip();
 	}
@@ -931,12 +932,12 @@ static void test_symbolized_pprof_go(void **state)
 	strcpy(smp.comm, "fx_main");
 	smp.nr_user = 3;
 	smp.user_ips = ips;
-	assert_int_equal(profile_add(prof, &smp), 0);
+	assert_int_equal(tp_add(prof, &smp), 0);
 	mm = symbolizer_main_mapping(s, (uint32_t)p.pid);
 	assert_non_null(mm);
 	fx_stop(&p);
 	snprintf(path, sizeof(path), "%s/sym.pb.gz", fx_build());
-	assert_int_equal(output_write(prof, path, OUTPUT_PPROF), 0);
+	assert_int_equal(tp_write(prof, path, OUTPUT_PPROF), 0);
 	snprintf(cmd, sizeof(cmd), "HOME=%s GOCACHE=%s/gocache go tool pprof -raw %s 2>&1",
 		 fx_build(), fx_build(), path);
 	f = popen(cmd, "r");
@@ -954,7 +955,7 @@ static void test_symbolized_pprof_go(void **state)
 	assert_true(main_first);
 	assert_true(inl);
 	assert_true(libline);
-	profile_free(prof);
+	tp_free(prof);
 	symbolizer_free(s);
 }
 
@@ -1035,10 +1036,10 @@ static struct sp_sample exec_sample(const uint64_t *ip, const char *comm)
 }
 
 /* top: leaf_target with self a, twice<int> with self b, nothing else. */
-static void assert_two_images(struct profile *prof, uint64_t a, uint64_t b)
+static void assert_two_images(struct tpipe *prof, uint64_t a, uint64_t b)
 {
 	struct func_share top[8];
-	size_t n = profile_top_functions(prof, top, 8);
+	size_t n = tp_top(prof, top, 8);
 	bool seen_a = false, seen_b = false;
 
 	assert_int_equal(n, 2);
@@ -1061,7 +1062,8 @@ static void test_exec_generations(void **state)
 	struct symbolizer_opts o = { .quiet = true, .proc_root = dir };
 	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
 	struct symbolizer *s;
-	struct profile *prof, *pend;
+	struct tpipe *prof;
+	struct profile *pend;
 	struct profile_stack st;
 	struct sp_sample smp;
 	struct sym_result r;
@@ -1136,19 +1138,19 @@ static void test_exec_generations(void **state)
 	 * comm: the same address before and after is two stacks */
 	fake_image(dir, bin_a, "fx_main", x - va, 1000);
 	s = symbolizer_new(&o);
-	prof = profile_new(&meta, s);
+	prof = tp_new(&meta, s);
 	smp = exec_sample(&x, "fx_main");
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(profile_add(prof, &smp), 0);
+		assert_int_equal(tp_add(prof, &smp), 0);
 	fake_image(dir, bin_b, "fx_cpp", x - vb, 1000);
 	smp = exec_sample(&x, "fx_cpp");
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(profile_add(prof, &smp), 0);
-	assert_int_equal(profile_nr_stacks(prof), 2);
-	profile_get_stack(prof, 1, &st);
+		assert_int_equal(tp_add(prof, &smp), 0);
+	assert_int_equal(profile_nr_stacks(prof->p), 2);
+	profile_get_stack(prof->p, 1, &st);
 	assert_int_equal(st.gen, 1);
 	assert_two_images(prof, 3, 2);
-	profile_free(prof);
+	tp_free(prof);
 	symbolizer_free(s);
 
 	/* 4. the agent's way: the drain side tags generations in a profile
@@ -1157,19 +1159,19 @@ static void test_exec_generations(void **state)
 	fake_image(dir, bin_a, "fx_main", x - va, 1000);
 	s = symbolizer_new(&o);
 	assert_int_equal(symbolizer_note_pid(s, EXEC_PID), 0);
-	prof = profile_new(&meta, s);
-	pend = profile_new(&meta, NULL);
+	prof = tp_new(&meta, s);
+	pend = profile_new(&meta);
 	smp = exec_sample(&x, "fx_main");
-	assert_int_equal(profile_add_unwound(pend, NULL, &smp, 0), 0);
+	assert_true(profile_add(pend, &smp, 0) >= 0);
 	fake_image(dir, bin_b, "fx_cpp", x - vb, 1000);
 	smp = exec_sample(&x, "fx_cpp");
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(profile_add_unwound(pend, NULL, &smp, 1), 0);
+		assert_true(profile_add(pend, &smp, 1) >= 0);
 	assert_int_equal(profile_nr_stacks(pend), 2);
-	assert_int_equal(profile_merge(prof, pend), 0);
+	assert_int_equal(profile_merge(prof->p, pend), 0);
 	assert_two_images(prof, 1, 4);
 	profile_free(pend);
-	profile_free(prof);
+	tp_free(prof);
 	symbolizer_free(s);
 }
 

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "profile/profile.h"
+#include "pipeline_fixture.h"
 #include "skyprof.h"
 #include "sym/symbolizer.h"
 #include "unwind/unwind.h"
@@ -311,24 +312,24 @@ static void test_corrupt(void **state)
 	symbolizer_free(sym);
 }
 
-/* Through profile_add: the stored user stack is the unwound one. */
+/* Through ingest_sample: the stored user stack is the unwound one. */
 static void test_profile_hook(void **state)
 {
 	struct symbolizer *sym = symbolizer_new(&quiet_opts);
 	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
-	struct profile *p = profile_new(&meta, sym);
+	struct tpipe *p = tp_new(&meta, sym);
 	struct profile_stack st;
 	struct sp_sample s;
 
 	(void)state;
 	take_chain();
 	make_sample(&s, &snap, &snap_pc, 1);
-	assert_int_equal(profile_add(p, &s), 0);
-	assert_int_equal(profile_nr_stacks(p), 1);
-	profile_get_stack(p, 0, &st);
+	assert_int_equal(tp_add(p, &s), 0);
+	assert_int_equal(profile_nr_stacks(p->p), 1);
+	profile_get_stack(p->p, 0, &st);
 	assert_true(st.nr_user > 8);
-	assert_non_null(profile_unwind_stats(p));
-	profile_free(p);
+	assert_non_null(ingest_unwind_stats(p->in));
+	tp_free(p);
 	symbolizer_free(sym);
 }
 
@@ -399,10 +400,8 @@ static void test_fast_path_matches(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full_chain),
-		cmocka_unit_test(test_mixed_mode),
-		cmocka_unit_test(test_corrupt),
-		cmocka_unit_test(test_profile_hook),
+		cmocka_unit_test(test_full_chain),	  cmocka_unit_test(test_mixed_mode),
+		cmocka_unit_test(test_corrupt),		  cmocka_unit_test(test_profile_hook),
 		cmocka_unit_test(test_fast_path_matches),
 	};
 

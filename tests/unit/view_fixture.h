@@ -119,4 +119,23 @@ static inline struct view *vf_make(enum profile_kind kind)
 	return v;
 }
 
+/* Frees a view made by vf_make or read by pprof_read_file. */
+static inline void vf_free(struct view *v)
+{
+	if (v) {
+		view_free(v);
+		free(v);
+	}
+}
+
+/* The samples of a view (counts, whatever the kind). */
+static inline uint64_t vf_count(const struct view *v)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < v->nr_samples; i++)
+		n += v->samples[i].count;
+	return n;
+}
+
 #endif

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-sample path of the daemon: every ring record comes through
+ * ingest_sample, so it allocates nothing and a frame-pointer sample pays
+ * for no DWARF buffer (see ingest_dwarf).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "proc/follow.h"
+#include "profile/ingest.h"
+#include "profile/profile.h"
+#include "skyprof.h"
+#include "unwind/unwind.h"
+
+struct ingest {
+	struct follow *follow;
+	struct symbolizer *maps;       /* follow's, NULL: identity only */
+	struct symbolizer *unwind_sym; /* the unwinder's maps */
+	struct unwind_dwarf *uw;       /* made on the first sample with regs */
+	uint32_t only_pid;
+};
+
+struct ingest *ingest_new(struct symbolizer *maps, struct symbolizer *unwind)
+{
+	struct ingest *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->maps = maps;
+	in->unwind_sym = unwind ? unwind : maps;
+	in->follow = follow_new(maps);
+	if (!in->follow) {
+		free(in);
+		return NULL;
+	}
+	return in;
+}
+
+void ingest_free(struct ingest *in)
+{
+	if (!in)
+		return;
+	unwind_dwarf_free(in->uw);
+	follow_free(in->follow);
+	free(in);
+}
+
+int ingest_note(struct ingest *in, uint32_t pid)
+{
+	return follow_note(in->follow, pid);
+}
+
+void ingest_only(struct ingest *in, uint32_t pid)
+{
+	in->only_pid = pid;
+}
+
+/* The stack just added to p is new: follow's miss check, on the ips as
+ * aggregated (a DWARF unwind's, not the recorded chain). */
+static __attribute__((noinline)) void check_new_stack(struct ingest *in, struct profile *p,
+						      const struct sp_sample *s)
+{
+	struct profile_stack e;
+
+	profile_get_stack(p, profile_nr_stacks(p) - 1, &e);
+	struct sp_sample n = {
+		.tgid = e.tgid,
+		.tid = e.tid,
+		.time_ns = s->time_ns,
+		.nr_user = e.nr_user,
+		.user_ips = e.user_ips,
+	};
+
+	follow_new_stack(in->follow, &n, e.gen);
+}
+
+/* s with its user stack unwound by DWARF. Out of line: its frame holds a
+ * whole stack of ips, which the frame-pointer path should not pay for. */
+static __attribute__((noinline)) int ingest_dwarf(struct ingest *in, struct profile *p,
+						  const struct sp_sample *s, uint16_t gen)
+{
+	struct sp_sample dw = *s;
+	uint64_t dw_ips[UNWIND_DWARF_MAX_FRAMES];
+
+	dw.nr_user = (uint16_t)unwind_dwarf_sample(in->uw, s, dw_ips, UNWIND_DWARF_MAX_FRAMES);
+	dw.user_ips = dw_ips;
+	return profile_add(p, &dw, gen);
+}
+
+int ingest_sample(struct ingest *in, struct profile *p, const struct sp_sample *s)
+{
+	uint16_t gen = 0;
+	bool regs = (s->flags & SKYPROF_SF_REGS) && s->regs;
+	int r;
+
+	if (!in->only_pid || s->tgid == in->only_pid) {
+		r = follow_sample(in->follow, s);
+		if (r < 0)
+			return r;
+		gen = (uint16_t)r;
+	}
+	/* --dwarf: a sample with user regs and a stack copy gets its user
+	 * stack from the DWARF unwinder (mixed with the FP chain, see
+	 * unwind/unwind.h) before it is aggregated, so the stored stack needs
+	 * no regs. */
+	if (regs && !in->uw && in->unwind_sym)
+		in->uw = unwind_dwarf_new(in->unwind_sym);
+	r = regs && in->uw ? ingest_dwarf(in, p, s, gen) : profile_add(p, s, gen);
+	if (r < 0)
+		return r;
+	if (r > 0 && in->maps)
+		check_new_stack(in, p, s);
+	return gen;
+}
+
+const struct follow_stats *ingest_follow_stats(const struct ingest *in)
+{
+	return in->maps ? follow_get_stats(in->follow) : NULL;
+}
+
+const struct unwind_dwarf_stats *ingest_unwind_stats(const struct ingest *in)
+{
+	return in->uw ? unwind_dwarf_get_stats(in->uw) : NULL;
+}
