@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <skyprof.h>
@@ -19,14 +18,7 @@
 #include "capture/capture.h"
 #include "capture/modload.h"
 #include "capture/cgroup.h"
-
-uint64_t capture_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "lib/clock.h"
 
 static bool pid_exists(uint32_t pid)
 {
@@ -308,7 +300,7 @@ int capture_start(struct capture *c)
 			c->err, sizeof(c->err));
 	if (ret)
 		return ret;
-	c->start_mono_ns = capture_mono_ns();
+	c->start_mono_ns = clock_mono_ns();
 	return 0;
 }
 

@@ -76,8 +76,6 @@ int capture_finish(struct capture *c, ring_sample_fn fn, void *arg,
 
 void capture_close(struct capture *c);
 
-uint64_t capture_mono_ns(void);
-
 /* Whether any of the pids still exists. */
 bool capture_pids_alive(const uint32_t *pids, uint32_t nr);
 

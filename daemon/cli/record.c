@@ -23,6 +23,7 @@
 #include <skyprof.h>
 
 #include "capture/capture.h"
+#include "lib/clock.h"
 #include "capture/cgroup.h"
 #include "cli/commands.h"
 #include "output/output.h"
@@ -570,7 +571,7 @@ int cmd_record_main(int argc, char **argv)
 	for (;;) {
 		int timeout_ms = 100;
 
-		now = capture_mono_ns();
+		now = clock_mono_ns();
 		if (interrupted || cap.ended || run.error)
 			break;
 		if (o.cmd && child_poll(&ch))
@@ -600,7 +601,7 @@ int cmd_record_main(int argc, char **argv)
 			progress(&cap, &o, run.samples, now);
 		}
 	}
-	duration = capture_mono_ns() - cap.start_mono_ns;
+	duration = clock_mono_ns() - cap.start_mono_ns;
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 

@@ -16,6 +16,7 @@
 #include <skyprof.h>
 
 #include "capture/capture.h"
+#include "lib/clock.h"
 #include "cli/commands.h"
 #include "profile/profile.h"
 #include "sym/symbolizer.h"
@@ -97,7 +98,7 @@ static void show(const struct capture *c, struct run *run, const struct record_o
 		 struct func_share *top, uint32_t lines)
 {
 	uint64_t total = profile_total_value(run->prof);
-	double el = (double)(capture_mono_ns() - c->start_mono_ns) / 1e9;
+	double el = (double)(clock_mono_ns() - c->start_mono_ns) / 1e9;
 	size_t n = profile_top_functions(run->prof, top, lines);
 
 	if (tty)
@@ -164,7 +165,7 @@ int cmd_top_main(int argc, char **argv)
 		fprintf(stderr, "skyprof top: %s\n", cap.err);
 		goto out;
 	}
-	last_show = capture_mono_ns();
+	last_show = clock_mono_ns();
 	show(&cap, &run, &o, tty, top, lines);
 	while (!interrupted && !cap.ended && !run.error) {
 		if (capture_poll(&cap, 100, on_sample, &run) < 0 && !run.error) {
@@ -177,8 +178,8 @@ int cmd_top_main(int argc, char **argv)
 			fprintf(stderr, "skyprof top: all target processes exited\n");
 			break;
 		}
-		if (capture_mono_ns() - last_show >= o.delay_ns) {
-			last_show = capture_mono_ns();
+		if (clock_mono_ns() - last_show >= o.delay_ns) {
+			last_show = clock_mono_ns();
 			lines = o.lines ? o.lines : lines;
 			show(&cap, &run, &o, tty, top, lines);
 		}
