@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include "cli/options.h"
 #include "cli/usage.h"
+#include "lib/duration.h"
 
 __attribute__((format(printf, 3, 4))) static enum opts_result fail(char *err, size_t len,
 								   const char *fmt, ...)
@@ -117,72 +117,29 @@ int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *n
 
 int opts_parse_duration(const char *s, uint64_t *ns)
 {
-	static const struct {
-		const char *suffix;
-		double scale;
-	} units[] = {
-		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "m", 60e9 }, { "h", 3600e9 },
-	};
-	double v;
-	char *end;
+	double t;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (duration_parse(s, DURATION_S | DURATION_MS | DURATION_M | DURATION_H, &t, NULL))
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
+	/* Below 1 ms is a typo, above a year is one too. */
+	if (t < 1e6 || t > 365.0 * 86400e9)
 		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		double t;
-
-		if (strcmp(end, units[i].suffix) != 0)
-			continue;
-		t = v * units[i].scale;
-		/* Below 1 ms is a typo, above a year is one too. */
-		if (t < 1e6 || t > 365.0 * 86400e9)
-			return -EINVAL;
-		*ns = (uint64_t)t;
-		return 0;
-	}
-	return -EINVAL;
+	*ns = (uint64_t)t;
+	return 0;
 }
 
 int opts_parse_block_time(const char *s, uint64_t *ns)
 {
-	static const struct {
-		const char *suffix;
-		double scale;
-	} units[] = {
-		{ "ns", 1 },
-		{ "us", 1e3 },
-		{ "ms", 1e6 },
-		{ "s", 1e9 },
-	};
-	double v;
-	char *end;
+	double t;
+	bool bare;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (duration_parse(s, DURATION_NS | DURATION_US | DURATION_MS | DURATION_S, &t, &bare))
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	/* A number needs its unit, but for 0. */
+	if ((bare && t != 0) || t > 3600e9)
 		return -EINVAL;
-	if (!*end && v == 0) {
-		*ns = 0;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		double t;
-
-		if (strcmp(end, units[i].suffix) != 0)
-			continue;
-		t = v * units[i].scale;
-		if (t > 3600e9)
-			return -EINVAL;
-		*ns = (uint64_t)(t + 0.5);
-		return 0;
-	}
-	return -EINVAL;
+	*ns = (uint64_t)(t + 0.5);
+	return 0;
 }
 
 int opts_parse_clock(const char *s, enum opts_clock *out)
