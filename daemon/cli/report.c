@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "output/output.h"
 #include "output/pprof_read.h"
+#include "output/top_table.h"
 #include "profile/profile.h"
 #include "cli/usage.h"
 #include "profile/view.h"
@@ -181,12 +182,8 @@ static void print_top(struct profile *p, const char *path, size_t n)
 	}
 	got = profile_top_functions(p, top, n);
 	print_head(p, path);
-	printf("\n%8s %8s  %s\n", "self%", "total%", "function");
-	for (size_t i = 0; i < got; i++)
-		printf("%7.2f%% %7.2f%%  %s%s\n",
-		       total ? 100.0 * (double)top[i].self / (double)total : 0.0,
-		       total ? 100.0 * (double)top[i].total / (double)total : 0.0, top[i].name,
-		       top[i].kernel ? " [k]" : "");
+	putchar('\n');
+	output_top_table_print(stdout, top, got, total);
 	free(top);
 }
 

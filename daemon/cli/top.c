@@ -18,6 +18,7 @@
 #include "capture/capture.h"
 #include "lib/clock.h"
 #include "cli/commands.h"
+#include "output/top_table.h"
 #include "profile/profile.h"
 #include "sym/symbolizer.h"
 #include "cli/usage.h"
@@ -108,12 +109,7 @@ static void show(const struct capture *c, struct run *run, const struct record_o
 	printf("skyprof top: %.0f s, %" PRIu64 " samples at %u Hz, %" PRIu64
 	       " lost   (Ctrl-C to quit)\n\n",
 	       el, run->samples, o->freq, ring_lost(c->ring));
-	printf("%8s %8s  %s\n", "self%", "total%", "function");
-	for (size_t i = 0; i < n; i++)
-		printf("%7.2f%% %7.2f%%  %s%s\n",
-		       total ? 100.0 * (double)top[i].self / (double)total : 0.0,
-		       total ? 100.0 * (double)top[i].total / (double)total : 0.0, top[i].name,
-		       top[i].kernel ? " [k]" : "");
+	output_top_table_print(stdout, top, n, total);
 	if (!n)
 		printf("  (no samples yet)\n");
 	fflush(stdout);
