@@ -142,15 +142,15 @@ int opts_parse_block_time(const char *s, uint64_t *ns)
 	return 0;
 }
 
-int opts_parse_clock(const char *s, enum opts_clock *out)
+int opts_parse_clock(const char *s, enum capture_clock *out)
 {
 	static const struct {
 		const char *name;
-		enum opts_clock clock;
+		enum capture_clock clock;
 	} names[] = {
-		{ "auto", CLOCK_OPT_AUTO },	  { "perf", CLOCK_OPT_PERF },
-		{ "perf-hw", CLOCK_OPT_PERF_HW }, { "perf-sw", CLOCK_OPT_PERF_SW },
-		{ "hrtimer", CLOCK_OPT_HRTIMER },
+		{ "auto", CAPTURE_CLOCK_AUTO },	      { "perf", CAPTURE_CLOCK_PERF },
+		{ "perf-hw", CAPTURE_CLOCK_PERF_HW }, { "perf-sw", CAPTURE_CLOCK_PERF_SW },
+		{ "hrtimer", CAPTURE_CLOCK_HRTIMER },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -234,32 +234,33 @@ static char *read_small_file(const char *path, char *buf, size_t len)
 enum opts_result opts_check_system(const struct record_opts *o, const char *possible, char *err,
 				   size_t len)
 {
-	static uint32_t have[OPTS_CPU_WORDS];
+	static uint32_t have[CAPTURE_CPU_WORDS];
 	char buf[256];
 	uint32_t nr;
 
-	if (o->nr_cpu_words) {
+	if (o->capture.nr_cpu_words) {
 		if (!possible)
 			possible = read_small_file("/sys/devices/system/cpu/possible", buf,
 						   sizeof(buf));
-		if (!possible || opts_parse_cpus(possible, have, OPTS_CPU_WORDS, &nr))
+		if (!possible || opts_parse_cpus(possible, have, CAPTURE_CPU_WORDS, &nr))
 			return fail(err, len, "-C: cannot read the CPUs of this machine");
-		for (uint32_t c = 0; c < o->nr_cpu_words * 32; c++)
-			if ((o->cpus[c / 32] >> (c % 32) & 1) && !(have[c / 32] >> (c % 32) & 1))
+		for (uint32_t c = 0; c < o->capture.nr_cpu_words * 32; c++)
+			if ((o->capture.cpus[c / 32] >> (c % 32) & 1) &&
+			    !(have[c / 32] >> (c % 32) & 1))
 				return fail(err, len, "-C: no CPU %u here (CPUs: %s)", c, possible);
 	}
-	for (uint32_t i = 0; i < o->nr_tids; i++) {
-		uint32_t tgid = thread_tgid(o->tids[i]);
-		bool in = !o->nr_pids;
+	for (uint32_t i = 0; i < o->capture.nr_tids; i++) {
+		uint32_t tgid = thread_tgid(o->capture.tids[i]);
+		bool in = !o->capture.nr_pids;
 
 		if (!tgid)
-			return fail(err, len, "-t: no such thread: %u", o->tids[i]);
+			return fail(err, len, "-t: no such thread: %u", o->capture.tids[i]);
 		/* -p takes thread ids too, meaning their process. */
-		for (uint32_t k = 0; k < o->nr_pids && !in; k++)
-			in = thread_tgid(o->pids[k]) == tgid;
+		for (uint32_t k = 0; k < o->capture.nr_pids && !in; k++)
+			in = thread_tgid(o->capture.pids[k]) == tgid;
 		if (!in)
 			return fail(err, len, "-t: thread %u is not in the -p processes",
-				    o->tids[i]);
+				    o->capture.tids[i]);
 	}
 	return OPTS_OK;
 }
@@ -316,11 +317,12 @@ static bool is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-static enum opts_result set_target(struct record_opts *o, enum opts_target t, char *err, size_t len)
+static enum opts_result set_target(struct record_opts *o, enum capture_target t, char *err,
+				   size_t len)
 {
-	if (o->target != TARGET_NONE && o->target != t)
+	if (o->capture.target != TARGET_NONE && o->capture.target != t)
 		return fail(err, len, "-p, -a and --cgroup exclude each other: give one target");
-	o->target = t;
+	o->capture.target = t;
 	return OPTS_OK;
 }
 
@@ -336,7 +338,8 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 	case 'p':
 		if (set_target(o, TARGET_PIDS, err, len))
 			return OPTS_ERROR;
-		r = opts_parse_pids(optarg, o->pids, &o->nr_pids, SKYPROF_MAX_TGIDS);
+		r = opts_parse_pids(optarg, o->capture.pids, &o->capture.nr_pids,
+				    SKYPROF_MAX_TGIDS);
 		if (r == -E2BIG)
 			return fail(err, len, "-p: at most %d processes", SKYPROF_MAX_TGIDS);
 		if (r)
@@ -344,7 +347,7 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 				    "-p: '%s' is not a list of process ids (PID[,PID...])", optarg);
 		return OPTS_OK;
 	case 't':
-		r = opts_parse_pids(optarg, o->tids, &o->nr_tids, SKYPROF_MAX_TIDS);
+		r = opts_parse_pids(optarg, o->capture.tids, &o->capture.nr_tids, SKYPROF_MAX_TIDS);
 		if (r == -E2BIG)
 			return fail(err, len, "-t: at most %d threads", SKYPROF_MAX_TIDS);
 		if (r)
@@ -352,10 +355,11 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 				    optarg);
 		return OPTS_OK;
 	case 'C':
-		if (opts_parse_cpus(optarg, o->cpus, OPTS_CPU_WORDS, &o->nr_cpu_words))
+		if (opts_parse_cpus(optarg, o->capture.cpus, CAPTURE_CPU_WORDS,
+				    &o->capture.nr_cpu_words))
 			return fail(err, len,
 				    "-C: '%s' is not a list of CPUs (e.g. 0,2-3; each below %d)",
-				    optarg, OPTS_MAX_CPUS);
+				    optarg, CAPTURE_MAX_CPUS);
 		return OPTS_OK;
 	case 'a':
 		return set_target(o, TARGET_ALL, err, len);
@@ -364,10 +368,10 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 			return OPTS_ERROR;
 		if (!*optarg)
 			return fail(err, len, "--cgroup: empty path");
-		o->cgroup = optarg;
+		o->capture.cgroup = optarg;
 		return OPTS_OK;
 	case 'F':
-		if (opts_parse_u32(optarg, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX, &o->freq))
+		if (opts_parse_u32(optarg, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX, &o->capture.freq))
 			return fail(err, len, "-F: '%s' is not a frequency in %d..%d Hz", optarg,
 				    SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX);
 		o->freq_given = true;
@@ -389,33 +393,34 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 			return fail(err, len, "-n: '%s' is not a line count", optarg);
 		return OPTS_OK;
 	case OPT_CLOCK:
-		if (opts_parse_clock(optarg, &o->clock))
+		if (opts_parse_clock(optarg, &o->capture.clock))
 			return fail(err, len,
 				    "--clock: '%s' is not one of auto, perf, perf-hw, perf-sw, "
 				    "hrtimer",
 				    optarg);
 		return OPTS_OK;
 	case OPT_OFFCPU:
-		o->offcpu = true;
+		o->capture.offcpu = true;
 		return OPTS_OK;
 	case OPT_OFFCPU_MIN:
-		if (opts_parse_block_time(optarg, &o->offcpu_min_ns))
+		if (opts_parse_block_time(optarg, &o->capture.offcpu_min_ns))
 			return fail(
 				err, len,
 				"--offcpu-min: '%s' is not a block time (0, or e.g. 500ns, 1us, "
 				"2ms; at most 1 h)",
 				optarg);
-		o->offcpu_min_given = true;
+		o->capture.offcpu_min_given = true;
 		return OPTS_OK;
 	case OPT_BUDGET:
-		if (opts_parse_u32(optarg, 1, 100, &o->budget_pct))
+		if (opts_parse_u32(optarg, 1, 100, &o->capture.budget_pct))
 			return fail(err, len, "--budget: '%s' is not a percentage in 1..100",
 				    optarg);
 		return OPTS_OK;
 	case OPT_DWARF:
-		o->ustack_bytes = OPTS_DEFAULT_DWARF;
-		if (optarg && (opts_parse_u32(optarg, 8, SKYPROF_USTACK_MAX, &o->ustack_bytes) ||
-			       o->ustack_bytes % 8))
+		o->capture.ustack_bytes = OPTS_DEFAULT_DWARF;
+		if (optarg &&
+		    (opts_parse_u32(optarg, 8, SKYPROF_USTACK_MAX, &o->capture.ustack_bytes) ||
+		     o->capture.ustack_bytes % 8))
 			return fail(err, len,
 				    "--dwarf: '%s' is not a stack copy size (a multiple of 8 up to "
 				    "%d bytes)",
@@ -425,7 +430,7 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		/* perf's -g: a call graph, which skyprof always records (fp) */
 		return OPTS_OK;
 	case OPT_CALL_GRAPH:
-		r = opts_parse_call_graph(optarg, &o->ustack_bytes);
+		r = opts_parse_call_graph(optarg, &o->capture.ustack_bytes);
 		if (r == -ERANGE)
 			return fail(
 				err, len,
@@ -438,10 +443,10 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 							       : "");
 		return OPTS_OK;
 	case OPT_NO_KERNEL:
-		o->no_kernel = true;
+		o->capture.no_kernel = true;
 		return OPTS_OK;
 	case OPT_NO_USER:
-		o->no_user = true;
+		o->capture.no_user = true;
 		return OPTS_OK;
 	case OPT_NO_INHERIT:
 		o->no_inherit = true;
@@ -458,13 +463,13 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		return OPTS_OK;
 	case OPT_RING_PAGES:
 		if (opts_parse_u32(optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
-				   &o->ring_pages) ||
-		    !is_pow2(o->ring_pages))
+				   &o->capture.ring_pages) ||
+		    !is_pow2(o->capture.ring_pages))
 			return fail(err, len, "--ring-pages: '%s' is not a power of two in %d..%d",
 				    optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX);
 		return OPTS_OK;
 	case OPT_MAX_DEPTH:
-		if (opts_parse_u32(optarg, 1, SKYPROF_MAX_DEPTH, &o->max_depth))
+		if (opts_parse_u32(optarg, 1, SKYPROF_MAX_DEPTH, &o->capture.max_depth))
 			return fail(err, len, "--max-depth: '%s' is not a depth in 1..%d", optarg,
 				    SKYPROF_MAX_DEPTH);
 		return OPTS_OK;
@@ -476,20 +481,20 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, char *err,
 				    size_t len)
 {
-	if (o->no_kernel && o->no_user)
+	if (o->capture.no_kernel && o->capture.no_user)
 		return fail(err, len, "--no-kernel and --no-user together leave nothing to record");
-	if (o->nr_tids) {
+	if (o->capture.nr_tids) {
 		/* As perf's -t: only those threads; -p then says whose threads they are. */
-		if (o->target == TARGET_ALL || o->target == TARGET_CGROUP)
+		if (o->capture.target == TARGET_ALL || o->capture.target == TARGET_CGROUP)
 			return fail(err, len, "-t combines with -p only, not with -a or --cgroup");
-		if (o->target == TARGET_NONE)
-			o->target = TARGET_TIDS;
+		if (o->capture.target == TARGET_NONE)
+			o->capture.target = TARGET_TIDS;
 	}
-	if (o->offcpu && o->freq_given)
+	if (o->capture.offcpu && o->freq_given)
 		return fail(err, len, "-F has no meaning with --offcpu (it records every block)");
-	if (o->offcpu_min_given && !o->offcpu)
+	if (o->capture.offcpu_min_given && !o->capture.offcpu)
 		return fail(err, len, "--offcpu-min needs --offcpu");
-	if (o->offcpu && o->ustack_bytes)
+	if (o->capture.offcpu && o->capture.ustack_bytes)
 		return fail(err, len,
 			    "--dwarf (--call-graph dwarf) does not combine with --offcpu (stacks "
 			    "are kept per blocked "
@@ -497,15 +502,15 @@ static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, 
 	if (which == OPTS_TOP) {
 		if (o->cmd)
 			return fail(err, len, "top takes no command; use `skyprof record -- CMD`");
-		if (o->target == TARGET_NONE)
+		if (o->capture.target == TARGET_NONE)
 			return fail(err, len,
 				    "no target: give -p PID, -t TID, -a or --cgroup PATH");
 		return OPTS_OK;
 	}
-	if (o->target == TARGET_NONE && !o->cmd)
+	if (o->capture.target == TARGET_NONE && !o->cmd)
 		return fail(err, len,
 			    "no target: give -p PID, -t TID, -a, --cgroup PATH or -- CMD");
-	if (o->no_inherit && (o->target != TARGET_NONE || !o->cmd))
+	if (o->no_inherit && (o->capture.target != TARGET_NONE || !o->cmd))
 		return fail(err, len, "--no-inherit is about -- CMD as the only target");
 	if (!o->nr_outputs)
 		o->outputs[o->nr_outputs++] = OPTS_DEFAULT_OUTPUT;
@@ -521,7 +526,7 @@ enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct r
 	int c, idx;
 
 	memset(o, 0, sizeof(*o));
-	o->freq = OPTS_DEFAULT_FREQ;
+	o->capture.freq = OPTS_DEFAULT_FREQ;
 	o->delay_ns = OPTS_DEFAULT_TOP_DELAY_NS;
 	err[0] = '\0';
 

@@ -13,57 +13,24 @@
 
 #include <skyprof.h>
 
+#include "capture/capture.h"
+
 #define OPTS_MAX_OUTPUTS	  16
 #define OPTS_DEFAULT_FREQ	  SKYPROF_FREQ_DEFAULT /* 99 Hz: no lockstep with 100 Hz timers */
 #define OPTS_DEFAULT_DWARF	  8192		       /* bytes of user stack copied by --dwarf */
 #define OPTS_DEFAULT_OUTPUT	  "skyprof.pb.gz"
 #define OPTS_DEFAULT_TOP_DELAY_NS 2000000000ull
-#define OPTS_MAX_CPUS		  4096 /* -C: highest CPU id + 1 */
-#define OPTS_CPU_WORDS		  (OPTS_MAX_CPUS / 32)
 
 enum opts_cmd {
 	OPTS_RECORD,
 	OPTS_TOP,
 };
 
-enum opts_target {
-	TARGET_NONE, /* only valid with a command: then the command's tgid */
-	TARGET_PIDS,
-	TARGET_ALL,
-	TARGET_CGROUP,
-	TARGET_TIDS, /* -t alone; with -p the target stays TARGET_PIDS, restricted */
-};
-
-/* --clock: "perf" means hardware cycles where the module has them, else cpu-clock. */
-enum opts_clock {
-	CLOCK_OPT_AUTO,
-	CLOCK_OPT_PERF,
-	CLOCK_OPT_PERF_HW,
-	CLOCK_OPT_PERF_SW,
-	CLOCK_OPT_HRTIMER,
-};
-
+/* The capture's settings, and what only the command line has. */
 struct record_opts {
-	enum opts_target target;
-	uint32_t pids[SKYPROF_MAX_TGIDS];
-	uint32_t nr_pids;
-	uint32_t tids[SKYPROF_MAX_TIDS]; /* -t: only these threads */
-	uint32_t nr_tids;
-	uint32_t cpus[OPTS_CPU_WORDS]; /* -C: bit c % 32 of word c / 32 */
-	uint32_t nr_cpu_words;	       /* 0: every CPU; else words up to the highest */
-	const char *cgroup;	       /* as given; see cgroup.h for the conversion */
-	uint32_t freq;		       /* Hz */
+	struct capture_opts capture;
 	bool freq_given;
 	uint64_t duration_ns; /* 0: until Ctrl-C / the command or targets exit */
-	enum opts_clock clock;
-	bool offcpu;
-	uint64_t offcpu_min_ns; /* --offcpu-min */
-	bool offcpu_min_given;
-	uint32_t budget_pct;   /* --budget; 0: module default */
-	uint32_t ustack_bytes; /* --dwarf; 0 off */
-	bool no_kernel, no_user;
-	uint32_t ring_pages; /* 0: module default */
-	uint32_t max_depth;  /* 0: module default */
 	const char *outputs[OPTS_MAX_OUTPUTS];
 	size_t nr_outputs;
 	bool per_thread; /* --per-thread: folded/SVG split by thread */
@@ -109,7 +76,7 @@ int opts_parse_duration(const char *s, uint64_t *ns);
 int opts_parse_block_time(const char *s, uint64_t *ns);
 /* A decimal integer in [min, max], nothing after it. */
 int opts_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
-int opts_parse_clock(const char *s, enum opts_clock *out);
+int opts_parse_clock(const char *s, enum capture_clock *out);
 /*
  * --call-graph: "fp" (0 bytes: frame pointers, what skyprof always walks),
  * "dwarf" (OPTS_DEFAULT_DWARF bytes) or "dwarf,SIZE" (a multiple of 8 up to

@@ -18,6 +18,7 @@
 #include "capture/capture.h"
 #include "lib/clock.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "output/top_table.h"
 #include "profile/profile.h"
 #include "sym/symbolizer.h"
@@ -108,7 +109,7 @@ static void show(const struct capture *c, struct run *run, const struct record_o
 		putchar('\n');
 	printf("skyprof top: %.0f s, %" PRIu64 " samples at %u Hz, %" PRIu64
 	       " lost   (Ctrl-C to quit)\n\n",
-	       el, run->samples, o->freq, ring_lost(c->ring));
+	       el, run->samples, o->capture.freq, ring_lost(c->ring));
 	output_top_table_print(stdout, top, n, total);
 	if (!n)
 		printf("  (no samples yet)\n");
@@ -151,13 +152,13 @@ int cmd_top_main(int argc, char **argv)
 	lines = screen_lines(&o, tty);
 	top = calloc(lines, sizeof(*top));
 	sym = symbolizer_new(NULL);
-	meta.freq_hz = o.freq;
+	meta.freq_hz = o.capture.freq;
 	run.prof = sym ? profile_new(&meta, sym) : NULL;
 	if (!top || !run.prof) {
 		fprintf(stderr, "skyprof top: out of memory\n");
 		goto out;
 	}
-	if (capture_prepare(&cap, &o, 0) || capture_start(&cap)) {
+	if (capture_prepare(&cap, &o.capture, 0) || capture_start(&cap)) {
 		fprintf(stderr, "skyprof top: %s\n", cap.err);
 		goto out;
 	}
@@ -168,9 +169,7 @@ int cmd_top_main(int argc, char **argv)
 			fprintf(stderr, "skyprof top: %s\n", cap.err);
 			break;
 		}
-		if ((o.target == TARGET_PIDS || o.target == TARGET_TIDS) &&
-		    !(o.nr_tids ? capture_pids_alive(o.tids, o.nr_tids)
-				: capture_pids_alive(o.pids, o.nr_pids))) {
+		if (!capture_targets_alive(&o.capture)) {
 			fprintf(stderr, "skyprof top: all target processes exited\n");
 			break;
 		}
