@@ -16,8 +16,8 @@
 #include "cli/usage.h"
 #include "lib/duration.h"
 
-__attribute__((format(printf, 3, 4))) static enum opts_result fail(char *err, size_t len,
-								   const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static enum options_result fail(char *err, size_t len,
+								      const char *fmt, ...)
 {
 	va_list ap;
 
@@ -27,7 +27,7 @@ __attribute__((format(printf, 3, 4))) static enum opts_result fail(char *err, si
 	return OPTS_ERROR;
 }
 
-int opts_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+int options_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 {
 	unsigned long long v;
 	char *end;
@@ -61,7 +61,7 @@ static int list_next(const char **p, char *buf, size_t len)
 	return 0;
 }
 
-int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
+int options_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 {
 	const char *p = s;
 
@@ -72,7 +72,7 @@ int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 		uint32_t pid;
 		bool dup = false;
 
-		if (list_next(&p, buf, sizeof(buf)) || opts_parse_u32(buf, 1, INT_MAX, &pid))
+		if (list_next(&p, buf, sizeof(buf)) || options_parse_u32(buf, 1, INT_MAX, &pid))
 			return -EINVAL;
 		for (uint32_t i = 0; i < *nr; i++)
 			dup |= pids[i] == pid;
@@ -85,7 +85,7 @@ int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 	return 0;
 }
 
-int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *nr_words)
+int options_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *nr_words)
 {
 	const char *p = s;
 
@@ -102,10 +102,10 @@ int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *n
 		dash = strchr(buf, '-');
 		if (dash)
 			*dash = '\0';
-		if (opts_parse_u32(buf, 0, nwords * 32 - 1, &lo))
+		if (options_parse_u32(buf, 0, nwords * 32 - 1, &lo))
 			return -EINVAL;
 		hi = lo;
-		if (dash && (opts_parse_u32(dash + 1, 0, nwords * 32 - 1, &hi) || hi < lo))
+		if (dash && (options_parse_u32(dash + 1, 0, nwords * 32 - 1, &hi) || hi < lo))
 			return -EINVAL;
 		for (uint32_t c = lo; c <= hi; c++)
 			words[c / 32] |= 1u << (c % 32);
@@ -115,7 +115,7 @@ int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *n
 	return 0;
 }
 
-int opts_parse_duration(const char *s, uint64_t *ns)
+int options_parse_duration(const char *s, uint64_t *ns)
 {
 	double t;
 
@@ -128,7 +128,7 @@ int opts_parse_duration(const char *s, uint64_t *ns)
 	return 0;
 }
 
-int opts_parse_block_time(const char *s, uint64_t *ns)
+int options_parse_block_time(const char *s, uint64_t *ns)
 {
 	double t;
 	bool bare;
@@ -142,7 +142,7 @@ int opts_parse_block_time(const char *s, uint64_t *ns)
 	return 0;
 }
 
-int opts_parse_clock(const char *s, enum capture_clock *out)
+int options_parse_clock(const char *s, enum capture_clock *out)
 {
 	static const struct {
 		const char *name;
@@ -161,7 +161,7 @@ int opts_parse_clock(const char *s, enum capture_clock *out)
 	return -EINVAL;
 }
 
-int opts_parse_call_graph(const char *s, uint32_t *ustack_bytes)
+int options_parse_call_graph(const char *s, uint32_t *ustack_bytes)
 {
 	const char *size;
 
@@ -177,7 +177,7 @@ int opts_parse_call_graph(const char *s, uint32_t *ustack_bytes)
 	}
 	size = s + 6;
 	/* The module copies whole 8-byte words, up to its USTACK_MAX. */
-	if (opts_parse_u32(size, 8, SKYPROF_USTACK_MAX, ustack_bytes) || *ustack_bytes % 8)
+	if (options_parse_u32(size, 8, SKYPROF_USTACK_MAX, ustack_bytes) || *ustack_bytes % 8)
 		return -ERANGE;
 	return 0;
 }
@@ -231,8 +231,8 @@ static char *read_small_file(const char *path, char *buf, size_t len)
 	return buf;
 }
 
-enum opts_result opts_check_system(const struct record_opts *o, const char *possible, char *err,
-				   size_t len)
+enum options_result options_check_system(const struct record_opts *o, const char *possible,
+					 char *err, size_t len)
 {
 	static uint32_t have[CAPTURE_CPU_WORDS];
 	char buf[256];
@@ -242,7 +242,7 @@ enum opts_result opts_check_system(const struct record_opts *o, const char *poss
 		if (!possible)
 			possible = read_small_file("/sys/devices/system/cpu/possible", buf,
 						   sizeof(buf));
-		if (!possible || opts_parse_cpus(possible, have, CAPTURE_CPU_WORDS, &nr))
+		if (!possible || options_parse_cpus(possible, have, CAPTURE_CPU_WORDS, &nr))
 			return fail(err, len, "-C: cannot read the CPUs of this machine");
 		for (uint32_t c = 0; c < o->capture.nr_cpu_words * 32; c++)
 			if ((o->capture.cpus[c / 32] >> (c % 32) & 1) &&
@@ -317,8 +317,8 @@ static bool is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-static enum opts_result set_target(struct record_opts *o, enum capture_target t, char *err,
-				   size_t len)
+static enum options_result set_target(struct record_opts *o, enum capture_target t, char *err,
+				      size_t len)
 {
 	if (o->capture.target != TARGET_NONE && o->capture.target != t)
 		return fail(err, len, "-p, -a and --cgroup exclude each other: give one target");
@@ -327,8 +327,8 @@ static enum opts_result set_target(struct record_opts *o, enum capture_target t,
 }
 
 /* One option; the rules between options are checked after the loop. */
-static enum opts_result one_option(enum opts_cmd which, int c, struct record_opts *o, char *err,
-				   size_t len)
+static enum options_result one_option(enum options_cmd which, int c, struct record_opts *o,
+				      char *err, size_t len)
 {
 	int r;
 
@@ -338,8 +338,8 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 	case 'p':
 		if (set_target(o, TARGET_PIDS, err, len))
 			return OPTS_ERROR;
-		r = opts_parse_pids(optarg, o->capture.pids, &o->capture.nr_pids,
-				    SKYPROF_MAX_TGIDS);
+		r = options_parse_pids(optarg, o->capture.pids, &o->capture.nr_pids,
+				       SKYPROF_MAX_TGIDS);
 		if (r == -E2BIG)
 			return fail(err, len, "-p: at most %d processes", SKYPROF_MAX_TGIDS);
 		if (r)
@@ -347,7 +347,8 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 				    "-p: '%s' is not a list of process ids (PID[,PID...])", optarg);
 		return OPTS_OK;
 	case 't':
-		r = opts_parse_pids(optarg, o->capture.tids, &o->capture.nr_tids, SKYPROF_MAX_TIDS);
+		r = options_parse_pids(optarg, o->capture.tids, &o->capture.nr_tids,
+				       SKYPROF_MAX_TIDS);
 		if (r == -E2BIG)
 			return fail(err, len, "-t: at most %d threads", SKYPROF_MAX_TIDS);
 		if (r)
@@ -355,8 +356,8 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 				    optarg);
 		return OPTS_OK;
 	case 'C':
-		if (opts_parse_cpus(optarg, o->capture.cpus, CAPTURE_CPU_WORDS,
-				    &o->capture.nr_cpu_words))
+		if (options_parse_cpus(optarg, o->capture.cpus, CAPTURE_CPU_WORDS,
+				       &o->capture.nr_cpu_words))
 			return fail(err, len,
 				    "-C: '%s' is not a list of CPUs (e.g. 0,2-3; each below %d)",
 				    optarg, CAPTURE_MAX_CPUS);
@@ -371,29 +372,29 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		o->capture.cgroup = optarg;
 		return OPTS_OK;
 	case 'F':
-		if (opts_parse_u32(optarg, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX, &o->capture.freq))
+		if (options_parse_u32(optarg, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX, &o->capture.freq))
 			return fail(err, len, "-F: '%s' is not a frequency in %d..%d Hz", optarg,
 				    SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX);
 		o->freq_given = true;
 		return OPTS_OK;
 	case 'd':
 		if (which == OPTS_TOP) {
-			if (opts_parse_duration(optarg, &o->delay_ns))
+			if (options_parse_duration(optarg, &o->delay_ns))
 				return fail(err, len,
 					    "-d: '%s' is not a refresh delay (e.g. 2, 0.5s)",
 					    optarg);
 			return OPTS_OK;
 		}
-		if (opts_parse_duration(optarg, &o->duration_ns))
+		if (options_parse_duration(optarg, &o->duration_ns))
 			return fail(err, len,
 				    "-d: '%s' is not a duration (e.g. 30, 30s, 2m, 500ms)", optarg);
 		return OPTS_OK;
 	case 'n':
-		if (opts_parse_u32(optarg, 1, 10000, &o->lines))
+		if (options_parse_u32(optarg, 1, 10000, &o->lines))
 			return fail(err, len, "-n: '%s' is not a line count", optarg);
 		return OPTS_OK;
 	case OPT_CLOCK:
-		if (opts_parse_clock(optarg, &o->capture.clock))
+		if (options_parse_clock(optarg, &o->capture.clock))
 			return fail(err, len,
 				    "--clock: '%s' is not one of auto, perf, perf-hw, perf-sw, "
 				    "hrtimer",
@@ -403,7 +404,7 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		o->capture.offcpu = true;
 		return OPTS_OK;
 	case OPT_OFFCPU_MIN:
-		if (opts_parse_block_time(optarg, &o->capture.offcpu_min_ns))
+		if (options_parse_block_time(optarg, &o->capture.offcpu_min_ns))
 			return fail(
 				err, len,
 				"--offcpu-min: '%s' is not a block time (0, or e.g. 500ns, 1us, "
@@ -412,14 +413,14 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		o->capture.offcpu_min_given = true;
 		return OPTS_OK;
 	case OPT_BUDGET:
-		if (opts_parse_u32(optarg, 1, 100, &o->capture.budget_pct))
+		if (options_parse_u32(optarg, 1, 100, &o->capture.budget_pct))
 			return fail(err, len, "--budget: '%s' is not a percentage in 1..100",
 				    optarg);
 		return OPTS_OK;
 	case OPT_DWARF:
 		o->capture.ustack_bytes = OPTS_DEFAULT_DWARF;
 		if (optarg &&
-		    (opts_parse_u32(optarg, 8, SKYPROF_USTACK_MAX, &o->capture.ustack_bytes) ||
+		    (options_parse_u32(optarg, 8, SKYPROF_USTACK_MAX, &o->capture.ustack_bytes) ||
 		     o->capture.ustack_bytes % 8))
 			return fail(err, len,
 				    "--dwarf: '%s' is not a stack copy size (a multiple of 8 up to "
@@ -430,7 +431,7 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		/* perf's -g: a call graph, which skyprof always records (fp) */
 		return OPTS_OK;
 	case OPT_CALL_GRAPH:
-		r = opts_parse_call_graph(optarg, &o->capture.ustack_bytes);
+		r = options_parse_call_graph(optarg, &o->capture.ustack_bytes);
 		if (r == -ERANGE)
 			return fail(
 				err, len,
@@ -462,14 +463,14 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		o->outputs[o->nr_outputs++] = optarg;
 		return OPTS_OK;
 	case OPT_RING_PAGES:
-		if (opts_parse_u32(optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
-				   &o->capture.ring_pages) ||
+		if (options_parse_u32(optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
+				      &o->capture.ring_pages) ||
 		    !is_pow2(o->capture.ring_pages))
 			return fail(err, len, "--ring-pages: '%s' is not a power of two in %d..%d",
 				    optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX);
 		return OPTS_OK;
 	case OPT_MAX_DEPTH:
-		if (opts_parse_u32(optarg, 1, SKYPROF_MAX_DEPTH, &o->capture.max_depth))
+		if (options_parse_u32(optarg, 1, SKYPROF_MAX_DEPTH, &o->capture.max_depth))
 			return fail(err, len, "--max-depth: '%s' is not a depth in 1..%d", optarg,
 				    SKYPROF_MAX_DEPTH);
 		return OPTS_OK;
@@ -478,8 +479,8 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 	}
 }
 
-static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, char *err,
-				    size_t len)
+static enum options_result check_rules(enum options_cmd which, struct record_opts *o, char *err,
+				       size_t len)
 {
 	if (o->capture.no_kernel && o->capture.no_user)
 		return fail(err, len, "--no-kernel and --no-user together leave nothing to record");
@@ -517,12 +518,12 @@ static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, 
 	return OPTS_OK;
 }
 
-enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct record_opts *o,
-			    char *err, size_t errlen)
+enum options_result options_parse(enum options_cmd which, int argc, char **argv,
+				  struct record_opts *o, char *err, size_t errlen)
 {
 	const struct option *longopts = which == OPTS_TOP ? top_long : record_long;
 	const char *shortopts = which == OPTS_TOP ? "+:p:t:C:aF:d:n:gh" : "+:p:t:C:aF:d:o:gh";
-	enum opts_result r;
+	enum options_result r;
 	int c, idx;
 
 	memset(o, 0, sizeof(*o));

@@ -493,7 +493,7 @@ int cmd_record_main(int argc, char **argv)
 	size_t nst = 0;
 	int ret, rc = 1;
 
-	switch (opts_parse(OPTS_RECORD, argc, argv, &o, err, sizeof(err))) {
+	switch (options_parse(OPTS_RECORD, argc, argv, &o, err, sizeof(err))) {
 	case OPTS_HELP:
 		usage(stdout);
 		return 0;
@@ -502,7 +502,7 @@ int cmd_record_main(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
-	if (opts_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
+	if (options_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
 		return usage_fail("record", "%s", err);
 	/* As perf does: an output that cannot be written fails before the
 	 * module is asked for anything, not after the run. */

@@ -300,7 +300,7 @@ int cmd_status_main(int argc, char **argv)
 	if (argc - optind > 1)
 		return usage_fail("status", "one SESSION_ID at most, not %d arguments",
 				  argc - optind);
-	if (optind < argc && opts_parse_u32(argv[optind], 1, UINT32_MAX, &session))
+	if (optind < argc && options_parse_u32(argv[optind], 1, UINT32_MAX, &session))
 		return usage_fail("status", "'%s' is not a session id", argv[optind]);
 	if (!json)
 		printf("skyprof:    %s (ABI %d)\n", SKYPROF_VERSION, SKYPROF_ABI_VERSION);

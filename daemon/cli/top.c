@@ -133,7 +133,7 @@ int cmd_top_main(int argc, char **argv)
 	size_t nst;
 	int rc = 1;
 
-	switch (opts_parse(OPTS_TOP, argc, argv, &o, err, sizeof(err))) {
+	switch (options_parse(OPTS_TOP, argc, argv, &o, err, sizeof(err))) {
 	case OPTS_HELP:
 		usage(stdout);
 		return 0;
@@ -142,7 +142,7 @@ int cmd_top_main(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
-	if (opts_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
+	if (options_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
 		return usage_fail("top", "%s", err);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

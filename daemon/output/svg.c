@@ -6,7 +6,7 @@
  * the root at the bottom, 1200 px wide, 16 px frames, Verdana 12 px, frames
  * narrower than 0.1 px left out. Every frame is a <g> with a <title>
  * tooltip "func (N samples, P%)" (off-CPU: "func (1.25 ms, P%)"), a <rect> and a truncated
- * <text>; the script (output_svg_script.c) adds zoom and search.
+ * <text>; the script (svg_script.c) adds zoom and search.
  *
  * The frames are the folded output's lines (fold.h), so both show the same
  * stacks. A subtitle gives what the profile knows of its run: rate,

@@ -20,8 +20,8 @@ static char err[256];
 #define PARSE(which, ...)                                                                          \
 	({                                                                                         \
 		static char *argv[] = { "cmd", __VA_ARGS__, NULL };                                \
-		opts_parse(which, (int)(sizeof(argv) / sizeof(argv[0])) - 1, argv, &o, err,        \
-			   sizeof(err));                                                           \
+		options_parse(which, (int)(sizeof(argv) / sizeof(argv[0])) - 1, argv, &o, err,     \
+			      sizeof(err));                                                        \
 	})
 
 static void record_defaults(void **state)
@@ -77,16 +77,16 @@ static void pid_lists(void **state)
 	assert_int_equal(o.capture.pids[0], 12);
 	assert_int_equal(o.capture.pids[2], 56);
 
-	assert_int_equal(opts_parse_pids("1,2,3,4", pids, &nr, 4), 0);
-	assert_int_equal(opts_parse_pids("5", pids, &nr, 4), -E2BIG);
+	assert_int_equal(options_parse_pids("1,2,3,4", pids, &nr, 4), 0);
+	assert_int_equal(options_parse_pids("5", pids, &nr, 4), -E2BIG);
 	nr = 0;
-	assert_int_equal(opts_parse_pids("", pids, &nr, 4), -EINVAL);
-	assert_int_equal(opts_parse_pids("1,", pids, &nr, 4), -EINVAL);
-	assert_int_equal(opts_parse_pids(",1", pids, &nr, 4), -EINVAL);
-	assert_int_equal(opts_parse_pids("0", pids, &nr, 4), -EINVAL);
-	assert_int_equal(opts_parse_pids("-3", pids, &nr, 4), -EINVAL);
-	assert_int_equal(opts_parse_pids("12x", pids, &nr, 4), -EINVAL);
-	assert_int_equal(opts_parse_pids("99999999999", pids, &nr, 4), -EINVAL);
+	assert_int_equal(options_parse_pids("", pids, &nr, 4), -EINVAL);
+	assert_int_equal(options_parse_pids("1,", pids, &nr, 4), -EINVAL);
+	assert_int_equal(options_parse_pids(",1", pids, &nr, 4), -EINVAL);
+	assert_int_equal(options_parse_pids("0", pids, &nr, 4), -EINVAL);
+	assert_int_equal(options_parse_pids("-3", pids, &nr, 4), -EINVAL);
+	assert_int_equal(options_parse_pids("12x", pids, &nr, 4), -EINVAL);
+	assert_int_equal(options_parse_pids("99999999999", pids, &nr, 4), -EINVAL);
 
 	assert_int_equal(PARSE(OPTS_RECORD, "-p", "abc"), OPTS_ERROR);
 	assert_non_null(strstr(err, "abc"));
@@ -119,24 +119,24 @@ static void frequency_and_duration(void **state)
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-F"), OPTS_ERROR);
 	assert_non_null(strstr(err, "needs a value"));
 
-	assert_int_equal(opts_parse_duration("30", &ns), 0);
+	assert_int_equal(options_parse_duration("30", &ns), 0);
 	assert_int_equal(ns, 30000000000ull);
-	assert_int_equal(opts_parse_duration("30s", &ns), 0);
+	assert_int_equal(options_parse_duration("30s", &ns), 0);
 	assert_int_equal(ns, 30000000000ull);
-	assert_int_equal(opts_parse_duration("1.5", &ns), 0);
+	assert_int_equal(options_parse_duration("1.5", &ns), 0);
 	assert_int_equal(ns, 1500000000ull);
-	assert_int_equal(opts_parse_duration("500ms", &ns), 0);
+	assert_int_equal(options_parse_duration("500ms", &ns), 0);
 	assert_int_equal(ns, 500000000ull);
-	assert_int_equal(opts_parse_duration("2m", &ns), 0);
+	assert_int_equal(options_parse_duration("2m", &ns), 0);
 	assert_int_equal(ns, 120000000000ull);
-	assert_int_equal(opts_parse_duration("1h", &ns), 0);
-	assert_int_equal(opts_parse_duration("0", &ns), -EINVAL);
-	assert_int_equal(opts_parse_duration("-5", &ns), -EINVAL);
-	assert_int_equal(opts_parse_duration("5x", &ns), -EINVAL);
-	assert_int_equal(opts_parse_duration("", &ns), -EINVAL);
-	assert_int_equal(opts_parse_duration("inf", &ns), -EINVAL);
-	assert_int_equal(opts_parse_duration("nan", &ns), -EINVAL);
-	assert_int_equal(opts_parse_duration("1e30", &ns), -EINVAL);
+	assert_int_equal(options_parse_duration("1h", &ns), 0);
+	assert_int_equal(options_parse_duration("0", &ns), -EINVAL);
+	assert_int_equal(options_parse_duration("-5", &ns), -EINVAL);
+	assert_int_equal(options_parse_duration("5x", &ns), -EINVAL);
+	assert_int_equal(options_parse_duration("", &ns), -EINVAL);
+	assert_int_equal(options_parse_duration("inf", &ns), -EINVAL);
+	assert_int_equal(options_parse_duration("nan", &ns), -EINVAL);
+	assert_int_equal(options_parse_duration("1e30", &ns), -EINVAL);
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-d", "soon"), OPTS_ERROR);
 }
 
@@ -145,11 +145,11 @@ static void clocks_and_modes(void **state)
 	enum capture_clock c;
 
 	(void)state;
-	assert_int_equal(opts_parse_clock("perf", &c), 0);
+	assert_int_equal(options_parse_clock("perf", &c), 0);
 	assert_int_equal(c, CAPTURE_CLOCK_PERF);
-	assert_int_equal(opts_parse_clock("hrtimer", &c), 0);
+	assert_int_equal(options_parse_clock("hrtimer", &c), 0);
 	assert_int_equal(c, CAPTURE_CLOCK_HRTIMER);
-	assert_int_equal(opts_parse_clock("tsc", &c), -EINVAL);
+	assert_int_equal(options_parse_clock("tsc", &c), -EINVAL);
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--clock", "hrtimer"), OPTS_OK);
 	assert_int_equal(o.capture.clock, CAPTURE_CLOCK_HRTIMER);
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--clock=bogus"), OPTS_ERROR);
@@ -168,23 +168,23 @@ static void offcpu_options(void **state)
 	uint64_t ns;
 
 	(void)state;
-	assert_int_equal(opts_parse_block_time("0", &ns), 0);
+	assert_int_equal(options_parse_block_time("0", &ns), 0);
 	assert_int_equal(ns, 0);
-	assert_int_equal(opts_parse_block_time("1us", &ns), 0);
+	assert_int_equal(options_parse_block_time("1us", &ns), 0);
 	assert_int_equal(ns, 1000);
-	assert_int_equal(opts_parse_block_time("2.5ms", &ns), 0);
+	assert_int_equal(options_parse_block_time("2.5ms", &ns), 0);
 	assert_int_equal(ns, 2500000);
-	assert_int_equal(opts_parse_block_time("750ns", &ns), 0);
+	assert_int_equal(options_parse_block_time("750ns", &ns), 0);
 	assert_int_equal(ns, 750);
-	assert_int_equal(opts_parse_block_time("1s", &ns), 0);
+	assert_int_equal(options_parse_block_time("1s", &ns), 0);
 	assert_int_equal(ns, 1000000000);
 	/* A bare number other than 0 has no unit; an hour is the most. */
-	assert_int_equal(opts_parse_block_time("5", &ns), -EINVAL);
-	assert_int_equal(opts_parse_block_time("2h", &ns), -EINVAL);
-	assert_int_equal(opts_parse_block_time("3601s", &ns), -EINVAL);
-	assert_int_equal(opts_parse_block_time("-1us", &ns), -EINVAL);
-	assert_int_equal(opts_parse_block_time("1 us", &ns), -EINVAL);
-	assert_int_equal(opts_parse_block_time("", &ns), -EINVAL);
+	assert_int_equal(options_parse_block_time("5", &ns), -EINVAL);
+	assert_int_equal(options_parse_block_time("2h", &ns), -EINVAL);
+	assert_int_equal(options_parse_block_time("3601s", &ns), -EINVAL);
+	assert_int_equal(options_parse_block_time("-1us", &ns), -EINVAL);
+	assert_int_equal(options_parse_block_time("1 us", &ns), -EINVAL);
+	assert_int_equal(options_parse_block_time("", &ns), -EINVAL);
 
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu", "--offcpu-min=100us"), OPTS_OK);
 	assert_true(o.capture.offcpu_min_given);
@@ -268,10 +268,10 @@ static void call_graphs(void **state)
 	assert_int_equal(o.capture.ustack_bytes, 0);
 	/* dwarf is --dwarf: not with --offcpu */
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "--offcpu", "--call-graph", "dwarf"), OPTS_ERROR);
-	assert_int_equal(opts_parse_call_graph("dwarf,4096", &b), 0);
+	assert_int_equal(options_parse_call_graph("dwarf,4096", &b), 0);
 	assert_int_equal(b, 4096);
-	assert_int_equal(opts_parse_call_graph("dwarf,4097", &b), -ERANGE);
-	assert_int_equal(opts_parse_call_graph("lbr", &b), -EINVAL);
+	assert_int_equal(options_parse_call_graph("dwarf,4097", &b), -ERANGE);
+	assert_int_equal(options_parse_call_graph("lbr", &b), -EINVAL);
 }
 
 static void outputs_and_ring(void **state)
@@ -330,29 +330,29 @@ static void cpu_lists(void **state)
 	uint32_t w[4], n;
 
 	(void)state;
-	assert_int_equal(opts_parse_cpus("0,2-3", w, 4, &n), 0);
+	assert_int_equal(options_parse_cpus("0,2-3", w, 4, &n), 0);
 	assert_int_equal(w[0], 0xd);
 	assert_int_equal(n, 1);
-	assert_int_equal(opts_parse_cpus("1", w, 4, &n), 0);
+	assert_int_equal(options_parse_cpus("1", w, 4, &n), 0);
 	assert_int_equal(w[0], 2);
-	assert_int_equal(opts_parse_cpus("33,0-1", w, 4, &n), 0);
+	assert_int_equal(options_parse_cpus("33,0-1", w, 4, &n), 0);
 	assert_int_equal(w[0], 3);
 	assert_int_equal(w[1], 2);
 	assert_int_equal(n, 2);
-	assert_int_equal(opts_parse_cpus("5-5", w, 4, &n), 0);
+	assert_int_equal(options_parse_cpus("5-5", w, 4, &n), 0);
 	assert_int_equal(w[0], 1u << 5);
-	assert_int_equal(opts_parse_cpus("127", w, 4, &n), 0);
+	assert_int_equal(options_parse_cpus("127", w, 4, &n), 0);
 	assert_int_equal(n, 4);
 	/* Malformed, backwards, beyond the bitmap. */
-	assert_int_equal(opts_parse_cpus("", w, 4, &n), -EINVAL);
-	assert_int_equal(opts_parse_cpus("1,", w, 4, &n), -EINVAL);
-	assert_int_equal(opts_parse_cpus(",1", w, 4, &n), -EINVAL);
-	assert_int_equal(opts_parse_cpus("3-1", w, 4, &n), -EINVAL);
-	assert_int_equal(opts_parse_cpus("1-", w, 4, &n), -EINVAL);
-	assert_int_equal(opts_parse_cpus("-1", w, 4, &n), -EINVAL);
-	assert_int_equal(opts_parse_cpus("a", w, 4, &n), -EINVAL);
-	assert_int_equal(opts_parse_cpus("1-2-3", w, 4, &n), -EINVAL);
-	assert_int_equal(opts_parse_cpus("128", w, 4, &n), -EINVAL);
+	assert_int_equal(options_parse_cpus("", w, 4, &n), -EINVAL);
+	assert_int_equal(options_parse_cpus("1,", w, 4, &n), -EINVAL);
+	assert_int_equal(options_parse_cpus(",1", w, 4, &n), -EINVAL);
+	assert_int_equal(options_parse_cpus("3-1", w, 4, &n), -EINVAL);
+	assert_int_equal(options_parse_cpus("1-", w, 4, &n), -EINVAL);
+	assert_int_equal(options_parse_cpus("-1", w, 4, &n), -EINVAL);
+	assert_int_equal(options_parse_cpus("a", w, 4, &n), -EINVAL);
+	assert_int_equal(options_parse_cpus("1-2-3", w, 4, &n), -EINVAL);
+	assert_int_equal(options_parse_cpus("128", w, 4, &n), -EINVAL);
 
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-C", "0,2-3"), OPTS_OK);
 	assert_int_equal(o.capture.cpus[0], 0xd);
@@ -370,13 +370,13 @@ static void cpus_against_the_machine(void **state)
 {
 	(void)state;
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-C", "1"), OPTS_OK);
-	assert_int_equal(opts_check_system(&o, "0-1", err, sizeof(err)), OPTS_OK);
-	assert_int_equal(opts_check_system(&o, "0", err, sizeof(err)), OPTS_ERROR);
+	assert_int_equal(options_check_system(&o, "0-1", err, sizeof(err)), OPTS_OK);
+	assert_int_equal(options_check_system(&o, "0", err, sizeof(err)), OPTS_ERROR);
 	assert_non_null(strstr(err, "no CPU 1"));
 	assert_int_equal(PARSE(OPTS_RECORD, "-a", "-C", "0,99"), OPTS_OK);
-	assert_int_equal(opts_check_system(&o, "0-3", err, sizeof(err)), OPTS_ERROR);
+	assert_int_equal(options_check_system(&o, "0-3", err, sizeof(err)), OPTS_ERROR);
 	assert_non_null(strstr(err, "no CPU 99"));
-	assert_int_equal(opts_check_system(&o, "0-63,96-127", err, sizeof(err)), OPTS_OK);
+	assert_int_equal(options_check_system(&o, "0-63,96-127", err, sizeof(err)), OPTS_OK);
 }
 
 static void tid_lists(void **state)
@@ -406,19 +406,19 @@ static void tid_lists(void **state)
 	/* The threads must exist, and be of the -p processes. */
 	snprintf(self, sizeof(self), "%d", (int)getpid());
 	argv[2] = self;
-	assert_int_equal(opts_parse(OPTS_RECORD, 3, argv, &o, err, sizeof(err)), OPTS_OK);
-	assert_int_equal(opts_check_system(&o, NULL, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(options_parse(OPTS_RECORD, 3, argv, &o, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(options_check_system(&o, NULL, err, sizeof(err)), OPTS_OK);
 	assert_int_equal(PARSE(OPTS_RECORD, "-t", "2147483647"), OPTS_OK);
-	assert_int_equal(opts_check_system(&o, NULL, err, sizeof(err)), OPTS_ERROR);
+	assert_int_equal(options_check_system(&o, NULL, err, sizeof(err)), OPTS_ERROR);
 	assert_non_null(strstr(err, "no such thread: 2147483647"));
 	o.capture.nr_pids = 1;
 	o.capture.pids[0] = 1;
 	o.capture.nr_tids = 1;
 	o.capture.tids[0] = (uint32_t)getpid();
-	assert_int_equal(opts_check_system(&o, NULL, err, sizeof(err)), OPTS_ERROR);
+	assert_int_equal(options_check_system(&o, NULL, err, sizeof(err)), OPTS_ERROR);
 	assert_non_null(strstr(err, "not in the -p processes"));
 	o.capture.pids[0] = (uint32_t)getpid();
-	assert_int_equal(opts_check_system(&o, NULL, err, sizeof(err)), OPTS_OK);
+	assert_int_equal(options_check_system(&o, NULL, err, sizeof(err)), OPTS_OK);
 }
 
 static void top_options(void **state)
