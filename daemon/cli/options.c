@@ -326,15 +326,12 @@ static enum options_result set_target(struct record_opts *o, enum capture_target
 	return OPTS_OK;
 }
 
-/* One option; the rules between options are checked after the loop. */
-static enum options_result one_option(enum options_cmd which, int c, struct record_opts *o,
-				      char *err, size_t len)
+/* -p, -t, -C, -a, --cgroup: what is sampled. */
+static enum options_result target_option(int c, struct record_opts *o, char *err, size_t len)
 {
 	int r;
 
 	switch (c) {
-	case 'h':
-		return OPTS_HELP;
 	case 'p':
 		if (set_target(o, TARGET_PIDS, err, len))
 			return OPTS_ERROR;
@@ -371,27 +368,22 @@ static enum options_result one_option(enum options_cmd which, int c, struct reco
 			return fail(err, len, "--cgroup: empty path");
 		o->capture.cgroup = optarg;
 		return OPTS_OK;
+	default:
+		return fail(err, len, "unknown option");
+	}
+}
+
+/* How it is sampled: rate, clock, stacks, off-CPU, ring. */
+static enum options_result sampling_option(int c, struct record_opts *o, char *err, size_t len)
+{
+	int r;
+
+	switch (c) {
 	case 'F':
 		if (options_parse_u32(optarg, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX, &o->capture.freq))
 			return fail(err, len, "-F: '%s' is not a frequency in %d..%d Hz", optarg,
 				    SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX);
 		o->freq_given = true;
-		return OPTS_OK;
-	case 'd':
-		if (which == OPTS_TOP) {
-			if (options_parse_duration(optarg, &o->delay_ns))
-				return fail(err, len,
-					    "-d: '%s' is not a refresh delay (e.g. 2, 0.5s)",
-					    optarg);
-			return OPTS_OK;
-		}
-		if (options_parse_duration(optarg, &o->duration_ns))
-			return fail(err, len,
-				    "-d: '%s' is not a duration (e.g. 30, 30s, 2m, 500ms)", optarg);
-		return OPTS_OK;
-	case 'n':
-		if (options_parse_u32(optarg, 1, 10000, &o->lines))
-			return fail(err, len, "-n: '%s' is not a line count", optarg);
 		return OPTS_OK;
 	case OPT_CLOCK:
 		if (options_parse_clock(optarg, &o->capture.clock))
@@ -449,19 +441,6 @@ static enum options_result one_option(enum options_cmd which, int c, struct reco
 	case OPT_NO_USER:
 		o->capture.no_user = true;
 		return OPTS_OK;
-	case OPT_NO_INHERIT:
-		o->no_inherit = true;
-		return OPTS_OK;
-	case OPT_PER_THREAD:
-		o->per_thread = true;
-		return OPTS_OK;
-	case 'o':
-		if (o->nr_outputs == OPTS_MAX_OUTPUTS)
-			return fail(err, len, "-o: at most %d outputs", OPTS_MAX_OUTPUTS);
-		if (!*optarg)
-			return fail(err, len, "-o: empty file name");
-		o->outputs[o->nr_outputs++] = optarg;
-		return OPTS_OK;
 	case OPT_RING_PAGES:
 		if (options_parse_u32(optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
 				      &o->capture.ring_pages) ||
@@ -476,6 +455,53 @@ static enum options_result one_option(enum options_cmd which, int c, struct reco
 		return OPTS_OK;
 	default:
 		return fail(err, len, "unknown option");
+	}
+}
+
+/* One option; the rules between options are checked after the loop. */
+static enum options_result one_option(enum options_cmd which, int c, struct record_opts *o,
+				      char *err, size_t len)
+{
+	switch (c) {
+	case 'p':
+	case 't':
+	case 'C':
+	case 'a':
+	case OPT_CGROUP:
+		return target_option(c, o, err, len);
+	case 'h':
+		return OPTS_HELP;
+	case 'd':
+		if (which == OPTS_TOP) {
+			if (options_parse_duration(optarg, &o->delay_ns))
+				return fail(err, len,
+					    "-d: '%s' is not a refresh delay (e.g. 2, 0.5s)",
+					    optarg);
+			return OPTS_OK;
+		}
+		if (options_parse_duration(optarg, &o->duration_ns))
+			return fail(err, len,
+				    "-d: '%s' is not a duration (e.g. 30, 30s, 2m, 500ms)", optarg);
+		return OPTS_OK;
+	case 'n':
+		if (options_parse_u32(optarg, 1, 10000, &o->lines))
+			return fail(err, len, "-n: '%s' is not a line count", optarg);
+		return OPTS_OK;
+	case OPT_NO_INHERIT:
+		o->no_inherit = true;
+		return OPTS_OK;
+	case OPT_PER_THREAD:
+		o->per_thread = true;
+		return OPTS_OK;
+	case 'o':
+		if (o->nr_outputs == OPTS_MAX_OUTPUTS)
+			return fail(err, len, "-o: at most %d outputs", OPTS_MAX_OUTPUTS);
+		if (!*optarg)
+			return fail(err, len, "-o: empty file name");
+		o->outputs[o->nr_outputs++] = optarg;
+		return OPTS_OK;
+	default:
+		return sampling_option(c, o, err, len);
 	}
 }
 
