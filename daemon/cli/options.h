@@ -70,7 +70,7 @@ enum options_result options_check_system(const struct record_opts *o, const char
  */
 int options_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *nr_words);
 int options_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max);
-/* "5", "2.5", "5s", "500ms", "2m", "1h" -> ns; must be > 0. */
+/* "5", "2.5", "5s", "500ms", "2m", "1h" -> ns; from 1 ms to a year. */
 int options_parse_duration(const char *s, uint64_t *ns);
 /* A block time: "0", or a number with ns, us, ms or s ("1us", "0.5ms"); at most 1 h. */
 int options_parse_block_time(const char *s, uint64_t *ns);

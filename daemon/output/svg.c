@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The flame graph: a self-contained interactive SVG, laid out here from
- * scratch following the conventions flamegraph.pl made familiar (formats.md
- * 4.4): x is population with siblings sorted alphabetically, y is depth with
+ * scratch following the conventions flamegraph.pl made familiar: x is
+ * population with siblings sorted alphabetically, y is depth with
  * the root at the bottom, 1200 px wide, 16 px frames, Verdana 12 px, frames
  * narrower than 0.1 px left out. Every frame is a <g> with a <title>
  * tooltip "func (N samples, P%)" (off-CPU: "func (1.25 ms, P%)"), a <rect> and a truncated
