@@ -22,6 +22,7 @@
 #include "agent/log.h"
 #include "agent/template.h"
 #include "agent/config.h"
+#include "lib/duration.h"
 #include "lib/net_addr.h"
 
 #define DEFAULT_SPOOL "/var/lib/skyprof/spool"
@@ -183,59 +184,21 @@ int config_subst_env(const char *in, char **out)
 
 int config_parse_duration_ns(const char *s, uint64_t *ns)
 {
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {
-		/* longest first so "ms" is not read as "m" */
-		{ "ns", 1 },  { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
-		{ "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
-	};
-	double total = 0;
-	const char *p = s;
-	char *end;
+	double t;
+	bool bare;
 
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
 	/* A bare number is seconds, as rover's check_period. */
-	{
-		double v = strtod(s, &end);
-
-		if (end != s && !*end && *s != '-' && *s != '+') {
-			if (errno || v < 0 || v > 1e9)
-				return -EINVAL;
-			*ns = (uint64_t)(v * 1e9 + 0.5);
-			return 0;
-		}
-	}
-	while (*p) {
-		double v;
-		size_t best = 0;
-		int u = -1;
-
-		if (!(isdigit((unsigned char)*p) || *p == '.'))
-			return -EINVAL;
-		v = strtod(p, &end);
-		if (end == p || errno)
-			return -EINVAL;
-		p = end;
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-			size_t l = strlen(units[i].unit);
-
-			if (!strncmp(p, units[i].unit, l) && l > best) {
-				best = l;
-				u = (int)i;
-			}
-		}
-		if (u < 0)
-			return -EINVAL;
-		total += v * units[u].ns;
-		p += best;
-	}
-	if (total > 1e9 * 86400 * 3650)
+	if (duration_parse(s, DURATION_GO, &t, &bare))
 		return -EINVAL;
-	*ns = (uint64_t)total;
+	if (bare) {
+		if (t > 1e18)
+			return -EINVAL;
+		*ns = (uint64_t)(t + 0.5);
+		return 0;
+	}
+	if (t > 1e9 * 86400 * 3650)
+		return -EINVAL;
+	*ns = (uint64_t)t;
 	return 0;
 }
 

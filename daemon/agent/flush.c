@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "agent/flush.h"
+#include "lib/clock.h"
 
 struct flush_job {
 	struct flush_job *next;
@@ -13,14 +14,6 @@ struct flush_job {
 	void *arg;
 	uint64_t queued_ms;
 };
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void *worker(void *arg)
 {
@@ -42,9 +35,9 @@ static void *worker(void *arg)
 		w->n--;
 		w->busy = true;
 		pthread_mutex_unlock(&w->lock);
-		t0 = mono_ms();
+		t0 = clock_mono_ms();
 		j->run(j->arg);
-		t1 = mono_ms();
+		t1 = clock_mono_ms();
 		pthread_mutex_lock(&w->lock);
 		w->busy = false;
 		w->st.done_jobs++;
@@ -105,7 +98,7 @@ bool flush_worker_submit(struct flush_worker *w, void (*run)(void *arg), void *a
 		free(j);
 		return false;
 	}
-	*j = (struct flush_job){ .run = run, .arg = arg, .queued_ms = mono_ms() };
+	*j = (struct flush_job){ .run = run, .arg = arg, .queued_ms = clock_mono_ms() };
 	if (w->tail)
 		w->tail->next = j;
 	else

@@ -148,7 +148,7 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 {
 	struct agent_run *r = calloc(1, sizeof(*r));
 	struct run_sink *k = calloc(1, sizeof(*k));
-	struct record_opts o = { 0 };
+	struct capture_opts o = { 0 };
 	struct symbolizer_opts so = { .quiet = true };
 	uint64_t now = agent_wall_ms();
 	int e;
@@ -174,7 +174,7 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 	o.target = TARGET_NONE;
 	o.offcpu = spec->target == AGENT_TARGET_OFF_CPU;
 	o.freq = config_oncpu_freq(cfg);
-	o.clock = CLOCK_OPT_AUTO;
+	o.clock = CAPTURE_CLOCK_AUTO;
 	o.ustack_bytes = cfg->skyprof.dwarf_bytes;
 	o.max_depth = cfg->skyprof.max_depth;
 	o.ring_pages = cfg->skyprof.ring_pages;

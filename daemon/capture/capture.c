@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <skyprof.h>
@@ -19,14 +18,7 @@
 #include "capture/capture.h"
 #include "capture/modload.h"
 #include "capture/cgroup.h"
-
-uint64_t capture_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "lib/clock.h"
 
 static bool pid_exists(uint32_t pid)
 {
@@ -40,6 +32,14 @@ bool capture_pids_alive(const uint32_t *pids, uint32_t nr)
 		if (pid_exists(pids[i]))
 			return true;
 	return false;
+}
+
+bool capture_targets_alive(const struct capture_opts *o)
+{
+	if (o->target != TARGET_PIDS && o->target != TARGET_TIDS)
+		return true;
+	return o->nr_tids ? capture_pids_alive(o->tids, o->nr_tids)
+			  : capture_pids_alive(o->pids, o->nr_pids);
 }
 
 /* The module filters by tgid: a thread id given to -p means its process. */
@@ -66,13 +66,13 @@ static bool has_cap(const struct capture *c, uint32_t cap)
 	return !c->info.caps || (c->info.caps & cap);
 }
 
-static int resolve_clock(struct capture *c, enum opts_clock clock, uint32_t *out)
+static int resolve_clock(struct capture *c, enum capture_clock clock, uint32_t *out)
 {
 	switch (clock) {
-	case CLOCK_OPT_AUTO:
+	case CAPTURE_CLOCK_AUTO:
 		*out = SKYPROF_CLOCK_AUTO;
 		return 0;
-	case CLOCK_OPT_PERF:
+	case CAPTURE_CLOCK_PERF:
 		if (c->info.caps & SKYPROF_CAP_PERF_HW)
 			*out = SKYPROF_CLOCK_PERF_HW;
 		else if (has_cap(c, SKYPROF_CAP_PERF_SW))
@@ -80,7 +80,7 @@ static int resolve_clock(struct capture *c, enum opts_clock clock, uint32_t *out
 		else
 			break;
 		return 0;
-	case CLOCK_OPT_PERF_HW:
+	case CAPTURE_CLOCK_PERF_HW:
 		*out = SKYPROF_CLOCK_PERF_HW;
 		if (has_cap(c, SKYPROF_CAP_PERF_HW))
 			return 0;
@@ -88,12 +88,12 @@ static int resolve_clock(struct capture *c, enum opts_clock clock, uint32_t *out
 			 "--clock perf-hw: no hardware cycles counter here (a VM without a "
 			 "PMU?); use --clock perf or auto");
 		return -EOPNOTSUPP;
-	case CLOCK_OPT_PERF_SW:
+	case CAPTURE_CLOCK_PERF_SW:
 		*out = SKYPROF_CLOCK_PERF_SW;
 		if (has_cap(c, SKYPROF_CAP_PERF_SW))
 			return 0;
 		break;
-	case CLOCK_OPT_HRTIMER:
+	case CAPTURE_CLOCK_HRTIMER:
 		*out = SKYPROF_CLOCK_HRTIMER;
 		if (has_cap(c, SKYPROF_CAP_HRTIMER))
 			return 0;
@@ -107,7 +107,7 @@ static int resolve_clock(struct capture *c, enum opts_clock clock, uint32_t *out
 }
 
 /* What the module must be able to do for these options. */
-static int check_caps(struct capture *c, const struct record_opts *o)
+static int check_caps(struct capture *c, const struct capture_opts *o)
 {
 	if (o->offcpu && !has_cap(c, SKYPROF_CAP_OFFCPU)) {
 		snprintf(c->err, sizeof(c->err),
@@ -138,7 +138,7 @@ static int check_caps(struct capture *c, const struct record_opts *o)
 	return 0;
 }
 
-static int resolve_targets(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid,
+static int resolve_targets(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid,
 			   const char *cmd_cgroup, uint32_t *tgids)
 {
 	struct control_session_opts *s = &c->sopts;
@@ -193,12 +193,12 @@ static int resolve_targets(struct capture *c, const struct record_opts *o, uint3
 	return -EINVAL;
 }
 
-int capture_prepare(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid)
+int capture_prepare(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid)
 {
 	return capture_prepare_cmd(c, o, cmd_tgid, NULL);
 }
 
-int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid,
+int capture_prepare_cmd(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid,
 			const char *cmd_cgroup)
 {
 	static uint32_t tgids[SKYPROF_MAX_TGIDS]; /* one capture per process */
@@ -243,7 +243,7 @@ int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t
  * session gets a ring that holds half a second of samples, within the
  * module's limit.
  */
-static uint32_t default_ring_pages(const struct capture *c, const struct record_opts *o)
+static uint32_t default_ring_pages(const struct capture *c, const struct capture_opts *o)
 {
 	uint64_t rec, bytes, pages = SKYPROF_RING_PAGES_DEFAULT;
 	uint32_t max = c->info.ring_pages_max ? c->info.ring_pages_max : SKYPROF_RING_PAGES_MAX;
@@ -259,7 +259,7 @@ static uint32_t default_ring_pages(const struct capture *c, const struct record_
 	return pages > SKYPROF_RING_PAGES_DEFAULT && pages <= max ? (uint32_t)pages : 0;
 }
 
-int capture_session_opts(struct capture *c, const struct record_opts *o)
+int capture_session_opts(struct capture *c, const struct capture_opts *o)
 {
 	struct control_session_opts *s = &c->sopts;
 	int ret;
@@ -308,7 +308,7 @@ int capture_start(struct capture *c)
 			c->err, sizeof(c->err));
 	if (ret)
 		return ret;
-	c->start_mono_ns = capture_mono_ns();
+	c->start_mono_ns = clock_mono_ns();
 	return 0;
 }
 

@@ -13,9 +13,57 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <skyprof.h>
+
 #include "capture/control.h"
-#include "cli/options.h"
 #include "capture/ring.h"
+
+#define CAPTURE_MAX_CPUS  4096 /* highest CPU id + 1 that a CPU list may name */
+#define CAPTURE_CPU_WORDS (CAPTURE_MAX_CPUS / 32)
+
+/* Who is sampled. */
+enum capture_target {
+	TARGET_NONE, /* only valid with a command: then the command's tgid */
+	TARGET_PIDS,
+	TARGET_ALL,
+	TARGET_CGROUP,
+	TARGET_TIDS, /* threads alone; with pids the target stays TARGET_PIDS, restricted */
+};
+
+/* The sampling clock: "perf" means hardware cycles where the module has them, else cpu-clock. */
+enum capture_clock {
+	CAPTURE_CLOCK_AUTO,
+	CAPTURE_CLOCK_PERF,
+	CAPTURE_CLOCK_PERF_HW,
+	CAPTURE_CLOCK_PERF_SW,
+	CAPTURE_CLOCK_HRTIMER,
+};
+
+/*
+ * What a capture is asked to do: the session's settings as the command line
+ * (or the agent's configuration) gives them. The arrays and the cgroup string
+ * are read again when the session starts: they must outlive capture_start.
+ */
+struct capture_opts {
+	enum capture_target target;
+	uint32_t pids[SKYPROF_MAX_TGIDS];
+	uint32_t nr_pids;
+	uint32_t tids[SKYPROF_MAX_TIDS]; /* only these threads */
+	uint32_t nr_tids;
+	uint32_t cpus[CAPTURE_CPU_WORDS]; /* bit c % 32 of word c / 32 */
+	uint32_t nr_cpu_words;		  /* 0: every CPU; else words up to the highest */
+	const char *cgroup;		  /* as given; see cgroup.h for the conversion */
+	uint32_t freq;			  /* Hz */
+	enum capture_clock clock;
+	bool offcpu;
+	uint64_t offcpu_min_ns;
+	bool offcpu_min_given;
+	uint32_t budget_pct;   /* 0: module default */
+	uint32_t ustack_bytes; /* user stack copied for DWARF unwinding; 0 off */
+	bool no_kernel, no_user;
+	uint32_t ring_pages; /* 0: module default */
+	uint32_t max_depth;  /* 0: module default */
+};
 
 struct capture {
 	struct control *ctl;
@@ -37,7 +85,7 @@ struct capture {
  * options (clock, cgroup path, targets; cmd_tgid is the forked command's
  * tgid or 0). Nothing runs yet. 0 or -errno with the message in c->err.
  */
-int capture_prepare(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid);
+int capture_prepare(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid);
 
 /*
  * The same, for a `-- CMD` that was put in a cgroup of its own: cmd_cgroup
@@ -45,7 +93,7 @@ int capture_prepare(struct capture *c, const struct record_opts *o, uint32_t cmd
  * module can filter by cgroup, so the command's children count too;
  * c->cmd_by_cgroup says which was used.
  */
-int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t cmd_tgid,
+int capture_prepare_cmd(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid,
 			const char *cmd_cgroup);
 
 /*
@@ -53,7 +101,7 @@ int capture_prepare_cmd(struct capture *c, const struct record_opts *o, uint32_t
  * (c->info): capabilities against the options, the clock, the stack flags;
  * fills c->sopts except the targets. Exposed for tests.
  */
-int capture_session_opts(struct capture *c, const struct record_opts *o);
+int capture_session_opts(struct capture *c, const struct capture_opts *o);
 
 /* Start the session and map its rings. 0 or -errno with c->err. */
 int capture_start(struct capture *c);
@@ -76,9 +124,13 @@ int capture_finish(struct capture *c, ring_sample_fn fn, void *arg,
 
 void capture_close(struct capture *c);
 
-uint64_t capture_mono_ns(void);
-
 /* Whether any of the pids still exists. */
 bool capture_pids_alive(const uint32_t *pids, uint32_t nr);
+
+/*
+ * Whether a target named by process or thread ids has any of them left (the
+ * threads, when given); true for the other targets.
+ */
+bool capture_targets_alive(const struct capture_opts *o);
 
 #endif

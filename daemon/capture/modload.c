@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Explanations of a module that is not loaded: see modload_hint.h. */
+/* Explanations of a module that is not loaded: see modload.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>

@@ -36,6 +36,7 @@
 #include "capture/capture.h"
 #include "cli/commands.h"
 #include "agent/config.h"
+#include "lib/clock.h"
 #include "lib/random_bytes.h"
 #include "cli/usage.h"
 
@@ -124,21 +125,13 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* A random UUIDv4, as rover's agent id: unique per run. */
 static void make_uuid(char out[37])
 {
 	uint8_t b[16];
 
 	if (!random_bytes(b, sizeof(b))) {
-		uint64_t t = mono_ms() ^ ((uint64_t)getpid() << 32);
+		uint64_t t = clock_mono_ms() ^ ((uint64_t)getpid() << 32);
 
 		for (int i = 0; i < 16; i++)
 			b[i] = (uint8_t)(t >> (i % 8 * 8)) ^ (uint8_t)(i * 37);
@@ -410,7 +403,7 @@ static void report_stats(struct agent *a, const char *when)
 
 static void note_max(uint64_t *max, uint64_t t0)
 {
-	uint64_t d = mono_ms() - t0;
+	uint64_t d = clock_mono_ms() - t0;
 
 	if (d > *max)
 		*max = d;
@@ -419,7 +412,7 @@ static void note_max(uint64_t *max, uint64_t t0)
 /* One discovery scan; returns when it started. */
 static uint64_t scan_once(struct agent *a)
 {
-	uint64_t t0 = mono_ms();
+	uint64_t t0 = clock_mono_ms();
 	int r = procs_scan(&a->procs, &a->cfg, &a->host);
 
 	if (r < 0)
@@ -445,7 +438,7 @@ static void *scanner(void *arg)
 		ts.tv_sec = (time_t)(next / 1000);
 		ts.tv_nsec = (long)(next % 1000) * 1000000L;
 		pthread_mutex_lock(&a->scan_lock);
-		while (!a->scan_stop && mono_ms() < next)
+		while (!a->scan_stop && clock_mono_ms() < next)
 			pthread_cond_timedwait(&a->scan_cond, &a->scan_lock, &ts);
 	}
 	pthread_mutex_unlock(&a->scan_lock);
@@ -459,7 +452,7 @@ static void scanner_start(struct agent *a)
 
 	pthread_mutex_init(&a->scan_lock, NULL);
 	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* mono_ms's clock */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* clock_mono_ms's clock */
 	pthread_cond_init(&a->scan_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	r = pthread_create(&a->scanner, NULL, scanner, a);
@@ -483,14 +476,14 @@ static void scanner_stop(struct agent *a)
 
 static int loop(struct agent *a)
 {
-	uint64_t next_scan = 0, next_stats = mono_ms() + 60000;
+	uint64_t next_scan = 0, next_stats = clock_mono_ms() + 60000;
 
 	while (!stopping) {
 		struct pollfd pfd[1 + 2 * MAX_RUNS];
 		struct task_spec *in = NULL;
 		size_t nin;
 		int np = 0;
-		uint64_t now = mono_ms(), t0;
+		uint64_t now = clock_mono_ms(), t0;
 
 		if (!a->scanner_running && now >= next_scan)
 			next_scan = scan_once(a) + a->cfg.scan_period_ms;
@@ -499,13 +492,13 @@ static int loop(struct agent *a)
 			accept_task(a, &in[i]);
 		free(in);
 		schedule_local(a);
-		t0 = mono_ms();
+		t0 = clock_mono_ms();
 		continuous_tick(a, now);
 		note_max(&a->max_cont_ms, t0);
-		t0 = mono_ms();
+		t0 = clock_mono_ms();
 		start_due(a);
 		note_max(&a->max_tasks_ms, t0);
-		t0 = mono_ms();
+		t0 = clock_mono_ms();
 
 		for (size_t i = 0; i < a->nr_held;) {
 			struct held *h = &a->held[i];

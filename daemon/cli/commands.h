@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The subcommands: each lives in its own cmd_<name>.c with its own usage
+ * The subcommands: each lives in its own cli/<name>.c with its own usage
  * text, and main.c's table maps names to these. argv[0] is the subcommand's
  * name; the return value is the process's exit status (0 success, 1 failure,
  * 2 usage error).

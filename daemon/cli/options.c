@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +14,10 @@
 
 #include "cli/options.h"
 #include "cli/usage.h"
+#include "lib/duration.h"
 
-__attribute__((format(printf, 3, 4))) static enum opts_result fail(char *err, size_t len,
-								   const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static enum options_result fail(char *err, size_t len,
+								      const char *fmt, ...)
 {
 	va_list ap;
 
@@ -27,7 +27,7 @@ __attribute__((format(printf, 3, 4))) static enum opts_result fail(char *err, si
 	return OPTS_ERROR;
 }
 
-int opts_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+int options_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 {
 	unsigned long long v;
 	char *end;
@@ -61,7 +61,7 @@ static int list_next(const char **p, char *buf, size_t len)
 	return 0;
 }
 
-int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
+int options_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 {
 	const char *p = s;
 
@@ -72,7 +72,7 @@ int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 		uint32_t pid;
 		bool dup = false;
 
-		if (list_next(&p, buf, sizeof(buf)) || opts_parse_u32(buf, 1, INT_MAX, &pid))
+		if (list_next(&p, buf, sizeof(buf)) || options_parse_u32(buf, 1, INT_MAX, &pid))
 			return -EINVAL;
 		for (uint32_t i = 0; i < *nr; i++)
 			dup |= pids[i] == pid;
@@ -85,7 +85,7 @@ int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max)
 	return 0;
 }
 
-int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *nr_words)
+int options_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *nr_words)
 {
 	const char *p = s;
 
@@ -102,10 +102,10 @@ int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *n
 		dash = strchr(buf, '-');
 		if (dash)
 			*dash = '\0';
-		if (opts_parse_u32(buf, 0, nwords * 32 - 1, &lo))
+		if (options_parse_u32(buf, 0, nwords * 32 - 1, &lo))
 			return -EINVAL;
 		hi = lo;
-		if (dash && (opts_parse_u32(dash + 1, 0, nwords * 32 - 1, &hi) || hi < lo))
+		if (dash && (options_parse_u32(dash + 1, 0, nwords * 32 - 1, &hi) || hi < lo))
 			return -EINVAL;
 		for (uint32_t c = lo; c <= hi; c++)
 			words[c / 32] |= 1u << (c % 32);
@@ -115,85 +115,42 @@ int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *n
 	return 0;
 }
 
-int opts_parse_duration(const char *s, uint64_t *ns)
+int options_parse_duration(const char *s, uint64_t *ns)
 {
-	static const struct {
-		const char *suffix;
-		double scale;
-	} units[] = {
-		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "m", 60e9 }, { "h", 3600e9 },
-	};
-	double v;
-	char *end;
+	double t;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (duration_parse(s, DURATION_S | DURATION_MS | DURATION_M | DURATION_H, &t, NULL))
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
+	/* Below 1 ms is a typo, above a year is one too. */
+	if (t < 1e6 || t > 365.0 * 86400e9)
 		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		double t;
-
-		if (strcmp(end, units[i].suffix) != 0)
-			continue;
-		t = v * units[i].scale;
-		/* Below 1 ms is a typo, above a year is one too. */
-		if (t < 1e6 || t > 365.0 * 86400e9)
-			return -EINVAL;
-		*ns = (uint64_t)t;
-		return 0;
-	}
-	return -EINVAL;
+	*ns = (uint64_t)t;
+	return 0;
 }
 
-int opts_parse_block_time(const char *s, uint64_t *ns)
+int options_parse_block_time(const char *s, uint64_t *ns)
 {
-	static const struct {
-		const char *suffix;
-		double scale;
-	} units[] = {
-		{ "ns", 1 },
-		{ "us", 1e3 },
-		{ "ms", 1e6 },
-		{ "s", 1e9 },
-	};
-	double v;
-	char *end;
+	double t;
+	bool bare;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (duration_parse(s, DURATION_NS | DURATION_US | DURATION_MS | DURATION_S, &t, &bare))
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	/* A number needs its unit, but for 0. */
+	if ((bare && t != 0) || t > 3600e9)
 		return -EINVAL;
-	if (!*end && v == 0) {
-		*ns = 0;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		double t;
-
-		if (strcmp(end, units[i].suffix) != 0)
-			continue;
-		t = v * units[i].scale;
-		if (t > 3600e9)
-			return -EINVAL;
-		*ns = (uint64_t)(t + 0.5);
-		return 0;
-	}
-	return -EINVAL;
+	*ns = (uint64_t)(t + 0.5);
+	return 0;
 }
 
-int opts_parse_clock(const char *s, enum opts_clock *out)
+int options_parse_clock(const char *s, enum capture_clock *out)
 {
 	static const struct {
 		const char *name;
-		enum opts_clock clock;
+		enum capture_clock clock;
 	} names[] = {
-		{ "auto", CLOCK_OPT_AUTO },	  { "perf", CLOCK_OPT_PERF },
-		{ "perf-hw", CLOCK_OPT_PERF_HW }, { "perf-sw", CLOCK_OPT_PERF_SW },
-		{ "hrtimer", CLOCK_OPT_HRTIMER },
+		{ "auto", CAPTURE_CLOCK_AUTO },	      { "perf", CAPTURE_CLOCK_PERF },
+		{ "perf-hw", CAPTURE_CLOCK_PERF_HW }, { "perf-sw", CAPTURE_CLOCK_PERF_SW },
+		{ "hrtimer", CAPTURE_CLOCK_HRTIMER },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -204,7 +161,7 @@ int opts_parse_clock(const char *s, enum opts_clock *out)
 	return -EINVAL;
 }
 
-int opts_parse_call_graph(const char *s, uint32_t *ustack_bytes)
+int options_parse_call_graph(const char *s, uint32_t *ustack_bytes)
 {
 	const char *size;
 
@@ -220,7 +177,7 @@ int opts_parse_call_graph(const char *s, uint32_t *ustack_bytes)
 	}
 	size = s + 6;
 	/* The module copies whole 8-byte words, up to its USTACK_MAX. */
-	if (opts_parse_u32(size, 8, SKYPROF_USTACK_MAX, ustack_bytes) || *ustack_bytes % 8)
+	if (options_parse_u32(size, 8, SKYPROF_USTACK_MAX, ustack_bytes) || *ustack_bytes % 8)
 		return -ERANGE;
 	return 0;
 }
@@ -274,35 +231,36 @@ static char *read_small_file(const char *path, char *buf, size_t len)
 	return buf;
 }
 
-enum opts_result opts_check_system(const struct record_opts *o, const char *possible, char *err,
-				   size_t len)
+enum options_result options_check_system(const struct record_opts *o, const char *possible,
+					 char *err, size_t len)
 {
-	static uint32_t have[OPTS_CPU_WORDS];
+	static uint32_t have[CAPTURE_CPU_WORDS];
 	char buf[256];
 	uint32_t nr;
 
-	if (o->nr_cpu_words) {
+	if (o->capture.nr_cpu_words) {
 		if (!possible)
 			possible = read_small_file("/sys/devices/system/cpu/possible", buf,
 						   sizeof(buf));
-		if (!possible || opts_parse_cpus(possible, have, OPTS_CPU_WORDS, &nr))
+		if (!possible || options_parse_cpus(possible, have, CAPTURE_CPU_WORDS, &nr))
 			return fail(err, len, "-C: cannot read the CPUs of this machine");
-		for (uint32_t c = 0; c < o->nr_cpu_words * 32; c++)
-			if ((o->cpus[c / 32] >> (c % 32) & 1) && !(have[c / 32] >> (c % 32) & 1))
+		for (uint32_t c = 0; c < o->capture.nr_cpu_words * 32; c++)
+			if ((o->capture.cpus[c / 32] >> (c % 32) & 1) &&
+			    !(have[c / 32] >> (c % 32) & 1))
 				return fail(err, len, "-C: no CPU %u here (CPUs: %s)", c, possible);
 	}
-	for (uint32_t i = 0; i < o->nr_tids; i++) {
-		uint32_t tgid = thread_tgid(o->tids[i]);
-		bool in = !o->nr_pids;
+	for (uint32_t i = 0; i < o->capture.nr_tids; i++) {
+		uint32_t tgid = thread_tgid(o->capture.tids[i]);
+		bool in = !o->capture.nr_pids;
 
 		if (!tgid)
-			return fail(err, len, "-t: no such thread: %u", o->tids[i]);
+			return fail(err, len, "-t: no such thread: %u", o->capture.tids[i]);
 		/* -p takes thread ids too, meaning their process. */
-		for (uint32_t k = 0; k < o->nr_pids && !in; k++)
-			in = thread_tgid(o->pids[k]) == tgid;
+		for (uint32_t k = 0; k < o->capture.nr_pids && !in; k++)
+			in = thread_tgid(o->capture.pids[k]) == tgid;
 		if (!in)
 			return fail(err, len, "-t: thread %u is not in the -p processes",
-				    o->tids[i]);
+				    o->capture.tids[i]);
 	}
 	return OPTS_OK;
 }
@@ -359,27 +317,26 @@ static bool is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-static enum opts_result set_target(struct record_opts *o, enum opts_target t, char *err, size_t len)
+static enum options_result set_target(struct record_opts *o, enum capture_target t, char *err,
+				      size_t len)
 {
-	if (o->target != TARGET_NONE && o->target != t)
+	if (o->capture.target != TARGET_NONE && o->capture.target != t)
 		return fail(err, len, "-p, -a and --cgroup exclude each other: give one target");
-	o->target = t;
+	o->capture.target = t;
 	return OPTS_OK;
 }
 
-/* One option; the rules between options are checked after the loop. */
-static enum opts_result one_option(enum opts_cmd which, int c, struct record_opts *o, char *err,
-				   size_t len)
+/* -p, -t, -C, -a, --cgroup: what is sampled. */
+static enum options_result target_option(int c, struct record_opts *o, char *err, size_t len)
 {
 	int r;
 
 	switch (c) {
-	case 'h':
-		return OPTS_HELP;
 	case 'p':
 		if (set_target(o, TARGET_PIDS, err, len))
 			return OPTS_ERROR;
-		r = opts_parse_pids(optarg, o->pids, &o->nr_pids, SKYPROF_MAX_TGIDS);
+		r = options_parse_pids(optarg, o->capture.pids, &o->capture.nr_pids,
+				       SKYPROF_MAX_TGIDS);
 		if (r == -E2BIG)
 			return fail(err, len, "-p: at most %d processes", SKYPROF_MAX_TGIDS);
 		if (r)
@@ -387,7 +344,8 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 				    "-p: '%s' is not a list of process ids (PID[,PID...])", optarg);
 		return OPTS_OK;
 	case 't':
-		r = opts_parse_pids(optarg, o->tids, &o->nr_tids, SKYPROF_MAX_TIDS);
+		r = options_parse_pids(optarg, o->capture.tids, &o->capture.nr_tids,
+				       SKYPROF_MAX_TIDS);
 		if (r == -E2BIG)
 			return fail(err, len, "-t: at most %d threads", SKYPROF_MAX_TIDS);
 		if (r)
@@ -395,10 +353,11 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 				    optarg);
 		return OPTS_OK;
 	case 'C':
-		if (opts_parse_cpus(optarg, o->cpus, OPTS_CPU_WORDS, &o->nr_cpu_words))
+		if (options_parse_cpus(optarg, o->capture.cpus, CAPTURE_CPU_WORDS,
+				       &o->capture.nr_cpu_words))
 			return fail(err, len,
 				    "-C: '%s' is not a list of CPUs (e.g. 0,2-3; each below %d)",
-				    optarg, OPTS_MAX_CPUS);
+				    optarg, CAPTURE_MAX_CPUS);
 		return OPTS_OK;
 	case 'a':
 		return set_target(o, TARGET_ALL, err, len);
@@ -407,58 +366,54 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 			return OPTS_ERROR;
 		if (!*optarg)
 			return fail(err, len, "--cgroup: empty path");
-		o->cgroup = optarg;
+		o->capture.cgroup = optarg;
 		return OPTS_OK;
+	default:
+		return fail(err, len, "unknown option");
+	}
+}
+
+/* How it is sampled: rate, clock, stacks, off-CPU, ring. */
+static enum options_result sampling_option(int c, struct record_opts *o, char *err, size_t len)
+{
+	int r;
+
+	switch (c) {
 	case 'F':
-		if (opts_parse_u32(optarg, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX, &o->freq))
+		if (options_parse_u32(optarg, SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX, &o->capture.freq))
 			return fail(err, len, "-F: '%s' is not a frequency in %d..%d Hz", optarg,
 				    SKYPROF_FREQ_MIN, SKYPROF_FREQ_MAX);
 		o->freq_given = true;
 		return OPTS_OK;
-	case 'd':
-		if (which == OPTS_TOP) {
-			if (opts_parse_duration(optarg, &o->delay_ns))
-				return fail(err, len,
-					    "-d: '%s' is not a refresh delay (e.g. 2, 0.5s)",
-					    optarg);
-			return OPTS_OK;
-		}
-		if (opts_parse_duration(optarg, &o->duration_ns))
-			return fail(err, len,
-				    "-d: '%s' is not a duration (e.g. 30, 30s, 2m, 500ms)", optarg);
-		return OPTS_OK;
-	case 'n':
-		if (opts_parse_u32(optarg, 1, 10000, &o->lines))
-			return fail(err, len, "-n: '%s' is not a line count", optarg);
-		return OPTS_OK;
 	case OPT_CLOCK:
-		if (opts_parse_clock(optarg, &o->clock))
+		if (options_parse_clock(optarg, &o->capture.clock))
 			return fail(err, len,
 				    "--clock: '%s' is not one of auto, perf, perf-hw, perf-sw, "
 				    "hrtimer",
 				    optarg);
 		return OPTS_OK;
 	case OPT_OFFCPU:
-		o->offcpu = true;
+		o->capture.offcpu = true;
 		return OPTS_OK;
 	case OPT_OFFCPU_MIN:
-		if (opts_parse_block_time(optarg, &o->offcpu_min_ns))
+		if (options_parse_block_time(optarg, &o->capture.offcpu_min_ns))
 			return fail(
 				err, len,
 				"--offcpu-min: '%s' is not a block time (0, or e.g. 500ns, 1us, "
 				"2ms; at most 1 h)",
 				optarg);
-		o->offcpu_min_given = true;
+		o->capture.offcpu_min_given = true;
 		return OPTS_OK;
 	case OPT_BUDGET:
-		if (opts_parse_u32(optarg, 1, 100, &o->budget_pct))
+		if (options_parse_u32(optarg, 1, 100, &o->capture.budget_pct))
 			return fail(err, len, "--budget: '%s' is not a percentage in 1..100",
 				    optarg);
 		return OPTS_OK;
 	case OPT_DWARF:
-		o->ustack_bytes = OPTS_DEFAULT_DWARF;
-		if (optarg && (opts_parse_u32(optarg, 8, SKYPROF_USTACK_MAX, &o->ustack_bytes) ||
-			       o->ustack_bytes % 8))
+		o->capture.ustack_bytes = OPTS_DEFAULT_DWARF;
+		if (optarg &&
+		    (options_parse_u32(optarg, 8, SKYPROF_USTACK_MAX, &o->capture.ustack_bytes) ||
+		     o->capture.ustack_bytes % 8))
 			return fail(err, len,
 				    "--dwarf: '%s' is not a stack copy size (a multiple of 8 up to "
 				    "%d bytes)",
@@ -468,7 +423,7 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 		/* perf's -g: a call graph, which skyprof always records (fp) */
 		return OPTS_OK;
 	case OPT_CALL_GRAPH:
-		r = opts_parse_call_graph(optarg, &o->ustack_bytes);
+		r = options_parse_call_graph(optarg, &o->capture.ustack_bytes);
 		if (r == -ERANGE)
 			return fail(
 				err, len,
@@ -481,10 +436,56 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 							       : "");
 		return OPTS_OK;
 	case OPT_NO_KERNEL:
-		o->no_kernel = true;
+		o->capture.no_kernel = true;
 		return OPTS_OK;
 	case OPT_NO_USER:
-		o->no_user = true;
+		o->capture.no_user = true;
+		return OPTS_OK;
+	case OPT_RING_PAGES:
+		if (options_parse_u32(optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
+				      &o->capture.ring_pages) ||
+		    !is_pow2(o->capture.ring_pages))
+			return fail(err, len, "--ring-pages: '%s' is not a power of two in %d..%d",
+				    optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX);
+		return OPTS_OK;
+	case OPT_MAX_DEPTH:
+		if (options_parse_u32(optarg, 1, SKYPROF_MAX_DEPTH, &o->capture.max_depth))
+			return fail(err, len, "--max-depth: '%s' is not a depth in 1..%d", optarg,
+				    SKYPROF_MAX_DEPTH);
+		return OPTS_OK;
+	default:
+		return fail(err, len, "unknown option");
+	}
+}
+
+/* One option; the rules between options are checked after the loop. */
+static enum options_result one_option(enum options_cmd which, int c, struct record_opts *o,
+				      char *err, size_t len)
+{
+	switch (c) {
+	case 'p':
+	case 't':
+	case 'C':
+	case 'a':
+	case OPT_CGROUP:
+		return target_option(c, o, err, len);
+	case 'h':
+		return OPTS_HELP;
+	case 'd':
+		if (which == OPTS_TOP) {
+			if (options_parse_duration(optarg, &o->delay_ns))
+				return fail(err, len,
+					    "-d: '%s' is not a refresh delay (e.g. 2, 0.5s)",
+					    optarg);
+			return OPTS_OK;
+		}
+		if (options_parse_duration(optarg, &o->duration_ns))
+			return fail(err, len,
+				    "-d: '%s' is not a duration (e.g. 30, 30s, 2m, 500ms)", optarg);
+		return OPTS_OK;
+	case 'n':
+		if (options_parse_u32(optarg, 1, 10000, &o->lines))
+			return fail(err, len, "-n: '%s' is not a line count", optarg);
 		return OPTS_OK;
 	case OPT_NO_INHERIT:
 		o->no_inherit = true;
@@ -499,40 +500,28 @@ static enum opts_result one_option(enum opts_cmd which, int c, struct record_opt
 			return fail(err, len, "-o: empty file name");
 		o->outputs[o->nr_outputs++] = optarg;
 		return OPTS_OK;
-	case OPT_RING_PAGES:
-		if (opts_parse_u32(optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
-				   &o->ring_pages) ||
-		    !is_pow2(o->ring_pages))
-			return fail(err, len, "--ring-pages: '%s' is not a power of two in %d..%d",
-				    optarg, SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX);
-		return OPTS_OK;
-	case OPT_MAX_DEPTH:
-		if (opts_parse_u32(optarg, 1, SKYPROF_MAX_DEPTH, &o->max_depth))
-			return fail(err, len, "--max-depth: '%s' is not a depth in 1..%d", optarg,
-				    SKYPROF_MAX_DEPTH);
-		return OPTS_OK;
 	default:
-		return fail(err, len, "unknown option");
+		return sampling_option(c, o, err, len);
 	}
 }
 
-static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, char *err,
-				    size_t len)
+static enum options_result check_rules(enum options_cmd which, struct record_opts *o, char *err,
+				       size_t len)
 {
-	if (o->no_kernel && o->no_user)
+	if (o->capture.no_kernel && o->capture.no_user)
 		return fail(err, len, "--no-kernel and --no-user together leave nothing to record");
-	if (o->nr_tids) {
+	if (o->capture.nr_tids) {
 		/* As perf's -t: only those threads; -p then says whose threads they are. */
-		if (o->target == TARGET_ALL || o->target == TARGET_CGROUP)
+		if (o->capture.target == TARGET_ALL || o->capture.target == TARGET_CGROUP)
 			return fail(err, len, "-t combines with -p only, not with -a or --cgroup");
-		if (o->target == TARGET_NONE)
-			o->target = TARGET_TIDS;
+		if (o->capture.target == TARGET_NONE)
+			o->capture.target = TARGET_TIDS;
 	}
-	if (o->offcpu && o->freq_given)
+	if (o->capture.offcpu && o->freq_given)
 		return fail(err, len, "-F has no meaning with --offcpu (it records every block)");
-	if (o->offcpu_min_given && !o->offcpu)
+	if (o->capture.offcpu_min_given && !o->capture.offcpu)
 		return fail(err, len, "--offcpu-min needs --offcpu");
-	if (o->offcpu && o->ustack_bytes)
+	if (o->capture.offcpu && o->capture.ustack_bytes)
 		return fail(err, len,
 			    "--dwarf (--call-graph dwarf) does not combine with --offcpu (stacks "
 			    "are kept per blocked "
@@ -540,31 +529,31 @@ static enum opts_result check_rules(enum opts_cmd which, struct record_opts *o, 
 	if (which == OPTS_TOP) {
 		if (o->cmd)
 			return fail(err, len, "top takes no command; use `skyprof record -- CMD`");
-		if (o->target == TARGET_NONE)
+		if (o->capture.target == TARGET_NONE)
 			return fail(err, len,
 				    "no target: give -p PID, -t TID, -a or --cgroup PATH");
 		return OPTS_OK;
 	}
-	if (o->target == TARGET_NONE && !o->cmd)
+	if (o->capture.target == TARGET_NONE && !o->cmd)
 		return fail(err, len,
 			    "no target: give -p PID, -t TID, -a, --cgroup PATH or -- CMD");
-	if (o->no_inherit && (o->target != TARGET_NONE || !o->cmd))
+	if (o->no_inherit && (o->capture.target != TARGET_NONE || !o->cmd))
 		return fail(err, len, "--no-inherit is about -- CMD as the only target");
 	if (!o->nr_outputs)
 		o->outputs[o->nr_outputs++] = OPTS_DEFAULT_OUTPUT;
 	return OPTS_OK;
 }
 
-enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct record_opts *o,
-			    char *err, size_t errlen)
+enum options_result options_parse(enum options_cmd which, int argc, char **argv,
+				  struct record_opts *o, char *err, size_t errlen)
 {
 	const struct option *longopts = which == OPTS_TOP ? top_long : record_long;
 	const char *shortopts = which == OPTS_TOP ? "+:p:t:C:aF:d:n:gh" : "+:p:t:C:aF:d:o:gh";
-	enum opts_result r;
+	enum options_result r;
 	int c, idx;
 
 	memset(o, 0, sizeof(*o));
-	o->freq = OPTS_DEFAULT_FREQ;
+	o->capture.freq = OPTS_DEFAULT_FREQ;
 	o->delay_ns = OPTS_DEFAULT_TOP_DELAY_NS;
 	err[0] = '\0';
 

@@ -13,57 +13,24 @@
 
 #include <skyprof.h>
 
+#include "capture/capture.h"
+
 #define OPTS_MAX_OUTPUTS	  16
 #define OPTS_DEFAULT_FREQ	  SKYPROF_FREQ_DEFAULT /* 99 Hz: no lockstep with 100 Hz timers */
 #define OPTS_DEFAULT_DWARF	  8192		       /* bytes of user stack copied by --dwarf */
 #define OPTS_DEFAULT_OUTPUT	  "skyprof.pb.gz"
 #define OPTS_DEFAULT_TOP_DELAY_NS 2000000000ull
-#define OPTS_MAX_CPUS		  4096 /* -C: highest CPU id + 1 */
-#define OPTS_CPU_WORDS		  (OPTS_MAX_CPUS / 32)
 
-enum opts_cmd {
+enum options_cmd {
 	OPTS_RECORD,
 	OPTS_TOP,
 };
 
-enum opts_target {
-	TARGET_NONE, /* only valid with a command: then the command's tgid */
-	TARGET_PIDS,
-	TARGET_ALL,
-	TARGET_CGROUP,
-	TARGET_TIDS, /* -t alone; with -p the target stays TARGET_PIDS, restricted */
-};
-
-/* --clock: "perf" means hardware cycles where the module has them, else cpu-clock. */
-enum opts_clock {
-	CLOCK_OPT_AUTO,
-	CLOCK_OPT_PERF,
-	CLOCK_OPT_PERF_HW,
-	CLOCK_OPT_PERF_SW,
-	CLOCK_OPT_HRTIMER,
-};
-
+/* The capture's settings, and what only the command line has. */
 struct record_opts {
-	enum opts_target target;
-	uint32_t pids[SKYPROF_MAX_TGIDS];
-	uint32_t nr_pids;
-	uint32_t tids[SKYPROF_MAX_TIDS]; /* -t: only these threads */
-	uint32_t nr_tids;
-	uint32_t cpus[OPTS_CPU_WORDS]; /* -C: bit c % 32 of word c / 32 */
-	uint32_t nr_cpu_words;	       /* 0: every CPU; else words up to the highest */
-	const char *cgroup;	       /* as given; see cgroup.h for the conversion */
-	uint32_t freq;		       /* Hz */
+	struct capture_opts capture;
 	bool freq_given;
 	uint64_t duration_ns; /* 0: until Ctrl-C / the command or targets exit */
-	enum opts_clock clock;
-	bool offcpu;
-	uint64_t offcpu_min_ns; /* --offcpu-min */
-	bool offcpu_min_given;
-	uint32_t budget_pct;   /* --budget; 0: module default */
-	uint32_t ustack_bytes; /* --dwarf; 0 off */
-	bool no_kernel, no_user;
-	uint32_t ring_pages; /* 0: module default */
-	uint32_t max_depth;  /* 0: module default */
 	const char *outputs[OPTS_MAX_OUTPUTS];
 	size_t nr_outputs;
 	bool per_thread; /* --per-thread: folded/SVG split by thread */
@@ -74,7 +41,7 @@ struct record_opts {
 	uint32_t lines;	   /* 0: fit the terminal */
 };
 
-enum opts_result {
+enum options_result {
 	OPTS_OK = 0,
 	OPTS_HELP = 1,	 /* --help: print usage, exit 0 */
 	OPTS_ERROR = -1, /* message in err: print it and the usage hint, exit 2 */
@@ -84,8 +51,8 @@ enum opts_result {
  * Parse argv (argv[0] is the subcommand's name). argv must outlive *o: the
  * strings are not copied. Not reentrant (getopt).
  */
-enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct record_opts *o,
-			    char *err, size_t errlen);
+enum options_result options_parse(enum options_cmd which, int argc, char **argv,
+				  struct record_opts *o, char *err, size_t errlen);
 
 /*
  * What the options name must exist here: the -C CPUs (possible is the text
@@ -93,28 +60,28 @@ enum opts_result opts_parse(enum opts_cmd which, int argc, char **argv, struct r
  * (with -p: threads of those processes). OPTS_OK, or OPTS_ERROR with the
  * message in err (a usage error: exit 2, before any session starts).
  */
-enum opts_result opts_check_system(const struct record_opts *o, const char *possible, char *err,
-				   size_t errlen);
+enum options_result options_check_system(const struct record_opts *o, const char *possible,
+					 char *err, size_t errlen);
 
 /* The pieces, exposed for tests. Each returns 0 or -EINVAL. */
 /*
  * A CPU list as perf takes it ("0,2-3"): sets the bits in words (nwords of
  * them, zeroed first) and *nr_words to the words up to the highest CPU.
  */
-int opts_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *nr_words);
-int opts_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max);
-/* "5", "2.5", "5s", "500ms", "2m", "1h" -> ns; must be > 0. */
-int opts_parse_duration(const char *s, uint64_t *ns);
+int options_parse_cpus(const char *s, uint32_t *words, uint32_t nwords, uint32_t *nr_words);
+int options_parse_pids(const char *s, uint32_t *pids, uint32_t *nr, uint32_t max);
+/* "5", "2.5", "5s", "500ms", "2m", "1h" -> ns; from 1 ms to a year. */
+int options_parse_duration(const char *s, uint64_t *ns);
 /* A block time: "0", or a number with ns, us, ms or s ("1us", "0.5ms"); at most 1 h. */
-int opts_parse_block_time(const char *s, uint64_t *ns);
+int options_parse_block_time(const char *s, uint64_t *ns);
 /* A decimal integer in [min, max], nothing after it. */
-int opts_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
-int opts_parse_clock(const char *s, enum opts_clock *out);
+int options_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+int options_parse_clock(const char *s, enum capture_clock *out);
 /*
  * --call-graph: "fp" (0 bytes: frame pointers, what skyprof always walks),
  * "dwarf" (OPTS_DEFAULT_DWARF bytes) or "dwarf,SIZE" (a multiple of 8 up to
  * SKYPROF_USTACK_MAX). -ERANGE for a bad SIZE, -EINVAL for anything else.
  */
-int opts_parse_call_graph(const char *s, uint32_t *ustack_bytes);
+int options_parse_call_graph(const char *s, uint32_t *ustack_bytes);
 
 #endif

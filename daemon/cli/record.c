@@ -23,8 +23,10 @@
 #include <skyprof.h>
 
 #include "capture/capture.h"
+#include "lib/clock.h"
 #include "capture/cgroup.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "output/output.h"
 #include "profile/ingest.h"
 #include "profile/profile.h"
@@ -303,7 +305,7 @@ static void progress(const struct capture *c, const struct record_opts *o, uint6
 		     uint64_t now)
 {
 	double el = (double)(now - c->start_mono_ns) / 1e9;
-	const char *what = o->offcpu ? "blocks" : "samples";
+	const char *what = o->capture.offcpu ? "blocks" : "samples";
 
 	if (o->duration_ns)
 		fprintf(stderr,
@@ -353,12 +355,12 @@ static uint64_t summary(const struct capture *c, const struct run *run, uint64_t
 	}
 	if (!nst)
 		drops = ring_lost(c->ring);
-	if (o->offcpu)
+	if (o->capture.offcpu)
 		fprintf(stderr, "skyprof: %s after %.2f s: %" PRIu64 " blocks, %.3f s off-CPU", why,
 			(double)duration_ns / 1e9, run->samples, (double)run->blocked_ns / 1e9);
 	else
 		fprintf(stderr, "skyprof: %s after %.2f s: %" PRIu64 " samples at %u Hz (clock %s)",
-			why, (double)duration_ns / 1e9, run->samples, o->freq,
+			why, (double)duration_ns / 1e9, run->samples, o->capture.freq,
 			control_clock_name(c->sess.clock_used));
 	fprintf(stderr, ", %" PRIu64 " lost", drops);
 	if (throttled)
@@ -505,7 +507,7 @@ int cmd_record_main(int argc, char **argv)
 	size_t nst = 0;
 	int ret, rc = 1;
 
-	switch (opts_parse(OPTS_RECORD, argc, argv, &o, err, sizeof(err))) {
+	switch (options_parse(OPTS_RECORD, argc, argv, &o, err, sizeof(err))) {
 	case OPTS_HELP:
 		usage(stdout);
 		return 0;
@@ -514,7 +516,7 @@ int cmd_record_main(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
-	if (opts_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
+	if (options_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
 		return usage_fail("record", "%s", err);
 	/* As perf does: an output that cannot be written fails before the
 	 * module is asked for anything, not after the run. */
@@ -540,10 +542,10 @@ int cmd_record_main(int argc, char **argv)
 			fprintf(stderr, "skyprof record: cannot fork: %s\n", strerror(-ret));
 			return 1;
 		}
-		if (o.target == TARGET_NONE && !o.no_inherit)
+		if (o.capture.target == TARGET_NONE && !o.no_inherit)
 			cmd_cgroup = child_cgroup(&tcg, ch.pid, cg_note, sizeof(cg_note));
 	}
-	ret = capture_prepare_cmd(&cap, &o, o.cmd ? (uint32_t)ch.pid : 0, cmd_cgroup);
+	ret = capture_prepare_cmd(&cap, &o.capture, o.cmd ? (uint32_t)ch.pid : 0, cmd_cgroup);
 	if (!ret)
 		ret = capture_start(&cap);
 	if (ret) {
@@ -551,20 +553,20 @@ int cmd_record_main(int argc, char **argv)
 		goto out;
 	}
 	/* The id is what `skyprof status ID` takes to show the per-CPU counters. */
-	if (o.offcpu)
+	if (o.capture.offcpu)
 		fprintf(stderr, "skyprof: session %u: off-CPU on %u cpus (scheduler switches)\n",
 			cap.sess.id, ring_nr_mapped(cap.ring));
 	else
 		fprintf(stderr, "skyprof: session %u: on-CPU on %u cpus, clock %s\n", cap.sess.id,
 			ring_nr_mapped(cap.ring), control_clock_name(cap.sess.clock_used));
-	if (o.cmd && o.target == TARGET_NONE && !o.no_inherit && !cap.cmd_by_cgroup)
+	if (o.cmd && o.capture.target == TARGET_NONE && !o.no_inherit && !cap.cmd_by_cgroup)
 		fprintf(stderr,
 			"skyprof: note: %s; profiling the command's own process, not the "
 			"processes it starts\n",
 			cg_note[0] ? cg_note : "the module cannot filter by cgroup here");
 
-	meta.kind = o.offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU;
-	meta.freq_hz = o.offcpu ? 0 : o.freq;
+	meta.kind = o.capture.offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU;
+	meta.freq_hz = o.capture.offcpu ? 0 : o.capture.freq;
 	meta.start_ns = realtime_ns();
 	sym = symbolizer_new(NULL);
 	run.in = sym ? ingest_new(sym, NULL) : NULL;
@@ -585,7 +587,7 @@ int cmd_record_main(int argc, char **argv)
 	for (;;) {
 		int timeout_ms = 100;
 
-		now = capture_mono_ns();
+		now = clock_mono_ns();
 		if (interrupted || cap.ended || run.error)
 			break;
 		if (o.cmd && child_poll(&ch))
@@ -594,11 +596,10 @@ int cmd_record_main(int argc, char **argv)
 			timeout = true;
 			break;
 		}
-		if ((o.target == TARGET_PIDS || o.target == TARGET_TIDS) &&
+		if ((o.capture.target == TARGET_PIDS || o.capture.target == TARGET_TIDS) &&
 		    now - last_pid_check > 500000000ull) {
 			last_pid_check = now;
-			if (!(o.nr_tids ? capture_pids_alive(o.tids, o.nr_tids)
-					: capture_pids_alive(o.pids, o.nr_pids))) {
+			if (!capture_targets_alive(&o.capture)) {
 				targets_gone = true;
 				break;
 			}
@@ -615,7 +616,7 @@ int cmd_record_main(int argc, char **argv)
 			progress(&cap, &o, run.samples, now);
 		}
 	}
-	duration = capture_mono_ns() - cap.start_mono_ns;
+	duration = clock_mono_ns() - cap.start_mono_ns;
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 
@@ -640,10 +641,11 @@ int cmd_record_main(int argc, char **argv)
 		fprintf(stderr, "skyprof: the command was killed by signal %d\n",
 			WTERMSIG(ch.status));
 	if (!run.samples)
-		fprintf(stderr, o.offcpu ? "skyprof: warning: no blocks recorded (did the target "
-					   "wait for anything?)\n"
-					 : "skyprof: warning: no samples (did the target run on a "
-					   "CPU?)\n");
+		fprintf(stderr, o.capture.offcpu
+					? "skyprof: warning: no blocks recorded (did the target "
+					  "wait for anything?)\n"
+					: "skyprof: warning: no samples (did the target run on a "
+					  "CPU?)\n");
 	profile_set_duration(run.prof, duration);
 	profile_set_lost(run.prof, lost);
 	rc = write_outputs(run.prof, sym, &o);

@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "output/output.h"
 #include "output/pprof_read.h"
+#include "output/top_table.h"
 #include "profile/profile.h"
 #include "profile/top.h"
 #include "cli/usage.h"
@@ -181,12 +182,8 @@ static void print_top(const struct view *v, const char *path, size_t n)
 	}
 	got = top_functions(v, top, n);
 	print_head(v, path);
-	printf("\n%8s %8s  %s\n", "self%", "total%", "function");
-	for (size_t i = 0; i < got; i++)
-		printf("%7.2f%% %7.2f%%  %s%s\n",
-		       total ? 100.0 * (double)top[i].self / (double)total : 0.0,
-		       total ? 100.0 * (double)top[i].total / (double)total : 0.0, top[i].name,
-		       top[i].kernel ? " [k]" : "");
+	putchar('\n');
+	output_top_table_print(stdout, top, got, total);
 	free(top);
 }
 
@@ -316,7 +313,82 @@ enum {
 	OPT_PER_THREAD,
 };
 
-int cmd_report_main(int argc, char **argv)
+/* What the command line asks for. */
+struct report_args {
+	const char *outputs[MAX_OUTPUTS], *diff, *path;
+	int formats[MAX_OUTPUTS];
+	size_t nr_out, top;
+	bool top_given;
+	struct output_opts oo;
+	struct filter fl;
+};
+
+/* One option into a; -1 to go on, else the exit status (the message said). */
+static int one_arg(int c, int argc, char **argv, struct report_args *a)
+{
+	int r;
+
+	switch (c) {
+	case OPT_TOP: {
+		char *end;
+		unsigned long n = strtoul(optarg, &end, 10);
+
+		if (!*optarg || *end || n == 0 || n > 100000)
+			return usage_fail("report", "--top: '%s' is not a number in 1..100000",
+					  optarg);
+		a->top = n;
+		a->top_given = true;
+		return -1;
+	}
+	case 'o':
+		if (a->nr_out == MAX_OUTPUTS)
+			return usage_fail("report", "-o: at most %d outputs", MAX_OUTPUTS);
+		r = output_format_from_path(optarg);
+		if (r < 0)
+			return usage_fail("report", "%s: unknown output format; use %s", optarg,
+					  OUTPUT_FORMATS);
+		a->formats[a->nr_out] = r;
+		a->outputs[a->nr_out++] = optarg;
+		return -1;
+	case OPT_PID:
+	case OPT_TID:
+		if (!(c == OPT_PID ? parse_ids(optarg, &a->fl.pids, &a->fl.nr_pids)
+				   : parse_ids(optarg, &a->fl.tids, &a->fl.nr_tids)))
+			return usage_fail("report", "--%s: '%s' is not numbers separated by commas",
+					  c == OPT_PID ? "pid" : "tid", optarg);
+		return -1;
+	case OPT_COMM:
+		a->fl.comm = optarg;
+		return -1;
+	case OPT_FOCUS:
+	case OPT_IGNORE: {
+		regex_t *re = c == OPT_FOCUS ? &a->fl.focus : &a->fl.ignore;
+		bool *has = c == OPT_FOCUS ? &a->fl.has_focus : &a->fl.has_ignore;
+
+		if (*has)
+			regfree(re);
+		*has = false;
+		if (!compile(re, c == OPT_FOCUS ? "--focus" : "--ignore", optarg))
+			return USAGE_EXIT;
+		*has = true;
+		return -1;
+	}
+	case OPT_DIFF:
+		a->diff = optarg;
+		return -1;
+	case OPT_PER_THREAD:
+		a->oo.per_thread = true;
+		return -1;
+	case 'h':
+		usage(stdout);
+		return 0;
+	default:
+		return usage_getopt_fail("report", c, argc, argv);
+	}
+}
+
+/* The command line into a; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, OPT_TOP },
@@ -331,149 +403,93 @@ int cmd_report_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *outputs[MAX_OUTPUTS], *diff = NULL;
-	int formats[MAX_OUTPUTS];
-	struct output_file outs[MAX_OUTPUTS];
-	size_t nr_out = 0, nr_open = 0, top = 20;
-	bool top_given = false;
-	struct output_opts oo = { 0 };
-	struct filter fl = { 0 };
-	struct view *p = NULL, *base = NULL;
-	int c, r, rc = 2;
+	int c, rc;
 
 	optind = 0; /* glibc: full reinitialisation */
 	opterr = 0; /* usage_getopt_fail's message instead */
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_TOP: {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
-
-			if (!*optarg || *end || n == 0 || n > 100000) {
-				rc = usage_fail("report",
-						"--top: '%s' is not a number in 1..100000", optarg);
-				goto out;
-			}
-			top = n;
-			top_given = true;
-			break;
-		}
-		case 'o':
-			if (nr_out == MAX_OUTPUTS) {
-				rc = usage_fail("report", "-o: at most %d outputs", MAX_OUTPUTS);
-				goto out;
-			}
-			r = output_format_from_path(optarg);
-			if (r < 0) {
-				rc = usage_fail("report", "%s: unknown output format; use %s",
-						optarg, OUTPUT_FORMATS);
-				goto out;
-			}
-			formats[nr_out] = r;
-			outputs[nr_out++] = optarg;
-			break;
-		case OPT_PID:
-		case OPT_TID:
-			if (!(c == OPT_PID ? parse_ids(optarg, &fl.pids, &fl.nr_pids)
-					   : parse_ids(optarg, &fl.tids, &fl.nr_tids))) {
-				rc = usage_fail("report",
-						"--%s: '%s' is not numbers separated by commas",
-						c == OPT_PID ? "pid" : "tid", optarg);
-				goto out;
-			}
-			break;
-		case OPT_COMM:
-			fl.comm = optarg;
-			break;
-		case OPT_FOCUS:
-		case OPT_IGNORE: {
-			regex_t *re = c == OPT_FOCUS ? &fl.focus : &fl.ignore;
-			bool *has = c == OPT_FOCUS ? &fl.has_focus : &fl.has_ignore;
-
-			if (*has)
-				regfree(re);
-			*has = false;
-			if (!compile(re, c == OPT_FOCUS ? "--focus" : "--ignore", optarg))
-				goto out;
-			*has = true;
-			break;
-		}
-		case OPT_DIFF:
-			diff = optarg;
-			break;
-		case OPT_PER_THREAD:
-			oo.per_thread = true;
-			break;
-		case 'h':
-			usage(stdout);
-			rc = 0;
-			goto out;
-		default:
-			rc = usage_getopt_fail("report", c, argc, argv);
-			goto out;
-		}
+		rc = one_arg(c, argc, argv, a);
+		if (rc >= 0)
+			return rc;
 	}
-	if (optind != argc - 1) {
-		rc = usage_fail("report", "%s",
-				optind >= argc ? "which profile? give one FILE"
-					       : "give exactly one FILE");
+	if (optind != argc - 1)
+		return usage_fail("report", "%s",
+				  optind >= argc ? "which profile? give one FILE"
+						 : "give exactly one FILE");
+	a->path = argv[optind];
+	for (size_t i = 0; a->diff && i < a->nr_out; i++)
+		if (!output_format_diffable(a->formats[i]))
+			return usage_fail("report",
+					  "%s: --diff writes .svg, .folded, .collapsed or - only",
+					  a->outputs[i]);
+	return -1;
+}
+
+/* Whether base and p can be compared; false said why. */
+static bool same_kind(const struct view *base, const struct view *p, const char *bpath,
+		      const char *path)
+{
+	if (base->meta.kind == p->meta.kind &&
+	    (p->meta.kind != PROFILE_OTHER || !strcmp(kind_label(base), kind_label(p))))
+		return true;
+	fprintf(stderr,
+		"skyprof report: %s is %s and %s %s: a difference needs two "
+		"profiles of one kind\n",
+		bpath, kind_label(base), path, kind_label(p));
+	return false;
+}
+
+int cmd_report_main(int argc, char **argv)
+{
+	struct report_args a = { .top = 20 };
+	struct output_file outs[MAX_OUTPUTS];
+	size_t nr_open = 0;
+	struct view *p = NULL, *base = NULL;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
 		goto out;
-	}
-	for (size_t i = 0; diff && i < nr_out; i++)
-		if (!output_format_diffable(formats[i])) {
-			rc = usage_fail("report",
-					"%s: --diff writes .svg, .folded, .collapsed or - only",
-					outputs[i]);
-			goto out;
-		}
 	/* outputs that cannot be written fail before the input is read */
-	for (; nr_open < nr_out; nr_open++) {
+	for (; nr_open < a.nr_out; nr_open++) {
 		char err[256];
 
-		if (output_open(&outs[nr_open], outputs[nr_open], formats[nr_open], err,
+		if (output_open(&outs[nr_open], a.outputs[nr_open], a.formats[nr_open], err,
 				sizeof(err))) {
 			rc = usage_fail("report", "%s", err);
 			goto out;
 		}
 	}
 	rc = 1;
-	p = load(argv[optind], &fl, oo.per_thread);
+	p = load(a.path, &a.fl, a.oo.per_thread);
 	if (!p)
 		goto out;
-	if (diff) {
-		base = load(diff, &fl, oo.per_thread);
-		if (!base)
+	if (a.diff) {
+		base = load(a.diff, &a.fl, a.oo.per_thread);
+		if (!base || !same_kind(base, p, a.diff, a.path))
 			goto out;
-		if (base->meta.kind != p->meta.kind ||
-		    (p->meta.kind == PROFILE_OTHER && strcmp(kind_label(base), kind_label(p)))) {
-			fprintf(stderr,
-				"skyprof report: %s is %s and %s %s: a difference needs two "
-				"profiles of one kind\n",
-				diff, kind_label(base), argv[optind], kind_label(p));
-			goto out;
-		}
-		oo.diff_base = base;
+		a.oo.diff_base = base;
 	}
 	rc = 0;
-	if (!nr_out || top_given) {
+	if (!a.nr_out || a.top_given) {
 		if (base)
-			rc = print_diff_top(base, p, diff, argv[optind], top);
+			rc = print_diff_top(base, p, a.diff, a.path, a.top);
 		else
-			print_top(p, argv[optind], top);
+			print_top(p, a.path, a.top);
 	}
 	for (; nr_open; nr_open--)
-		if (output_commit_opts(p, &outs[nr_out - nr_open], &oo))
+		if (output_commit_opts(p, &outs[a.nr_out - nr_open], &a.oo))
 			rc = 1;
 out:
 	while (nr_open)
 		output_discard(&outs[--nr_open]);
 	unload(p);
 	unload(base);
-	if (fl.has_focus)
-		regfree(&fl.focus);
-	if (fl.has_ignore)
-		regfree(&fl.ignore);
-	free(fl.pids);
-	free(fl.tids);
+	if (a.fl.has_focus)
+		regfree(&a.fl.focus);
+	if (a.fl.has_ignore)
+		regfree(&a.fl.ignore);
+	free(a.fl.pids);
+	free(a.fl.tids);
 	return rc;
 }

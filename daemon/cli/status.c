@@ -265,6 +265,60 @@ static void explain_open_failure(enum control_open_failure why)
 	}
 }
 
+/* The control channel to a module that answers with a known ABI; NULL said why. */
+static struct control *open_module(struct control_info *info, bool json)
+{
+	enum control_open_failure why;
+	struct control *c;
+	char err[512];
+
+	if (control_open(&c, &why, err, sizeof(err))) {
+		if (!json)
+			printf("module:     %s\n", why == CONTROL_NO_MODULE	? "not loaded"
+						   : why == CONTROL_BAD_VERSION ? "too old"
+										: "unreachable");
+		fprintf(stderr, "skyprof status: %s\n", err);
+		explain_open_failure(why);
+		return NULL;
+	}
+	if (control_get_info(c, info)) {
+		if (!json)
+			printf("module:     loaded, not answering\n");
+		fprintf(stderr, "skyprof status: %s\n", control_error(c));
+		control_close(c);
+		return NULL;
+	}
+	if (!json)
+		printf("module:     loaded, version %s, ABI %u\n", info->module_version,
+		       info->abi_version);
+	if (control_check_abi(c, info)) {
+		fprintf(stderr, "skyprof status: %s\n", control_error(c));
+		control_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* The text form after the module line: what it can do, its sessions, one session's counters. */
+static void print_text(const struct control_info *info, const struct control_session_info *sessions,
+		       size_t nsess, uint32_t session, const struct control_cpu_stats *st, size_t n)
+{
+	char caps[128];
+
+	printf("caps:       %s\n", control_caps_string(info->caps, caps, sizeof(caps)));
+	printf("limits:     up to %u Hz per CPU, %u sessions, rings of up to %u pages of "
+	       "%u bytes per CPU\n",
+	       info->freq_max, info->max_sessions, info->ring_pages_max, info->page_size);
+	printf("cpus:       %u possible cpu ids\n", info->nr_cpu_ids);
+	printf("sessions:   %u of %u active, %.1f MiB of ring memory\n", info->active_sessions,
+	       info->max_sessions, (double)info->ring_bytes / (1024.0 * 1024.0));
+	print_sessions(sessions, nsess);
+	if (session) {
+		printf("\nsession:    %u\n", session);
+		print_stats(st, n);
+	}
+}
+
 int cmd_status_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -274,11 +328,9 @@ int cmd_status_main(int argc, char **argv)
 	};
 	struct control_session_info *sessions = NULL;
 	struct control_cpu_stats *st = NULL;
-	enum control_open_failure why;
 	struct control_info info;
 	struct control *c;
 	uint32_t session = 0;
-	char err[512], caps[128];
 	size_t n = 0, nsess = 0;
 	bool json = false;
 	int opt, ret;
@@ -300,36 +352,13 @@ int cmd_status_main(int argc, char **argv)
 	if (argc - optind > 1)
 		return usage_fail("status", "one SESSION_ID at most, not %d arguments",
 				  argc - optind);
-	if (optind < argc && opts_parse_u32(argv[optind], 1, UINT32_MAX, &session))
+	if (optind < argc && options_parse_u32(argv[optind], 1, UINT32_MAX, &session))
 		return usage_fail("status", "'%s' is not a session id", argv[optind]);
 	if (!json)
 		printf("skyprof:    %s (ABI %d)\n", SKYPROF_VERSION, SKYPROF_ABI_VERSION);
-	ret = control_open(&c, &why, err, sizeof(err));
-	if (ret) {
-		if (!json)
-			printf("module:     %s\n", why == CONTROL_NO_MODULE	? "not loaded"
-						   : why == CONTROL_BAD_VERSION ? "too old"
-										: "unreachable");
-		fprintf(stderr, "skyprof status: %s\n", err);
-		explain_open_failure(why);
+	c = open_module(&info, json);
+	if (!c)
 		return 1;
-	}
-	ret = control_get_info(c, &info);
-	if (ret) {
-		if (!json)
-			printf("module:     loaded, not answering\n");
-		fprintf(stderr, "skyprof status: %s\n", control_error(c));
-		control_close(c);
-		return 1;
-	}
-	if (!json)
-		printf("module:     loaded, version %s, ABI %u\n", info.module_version,
-		       info.abi_version);
-	if (control_check_abi(c, &info)) {
-		fprintf(stderr, "skyprof status: %s\n", control_error(c));
-		control_close(c);
-		return 1;
-	}
 	/* A module from before LIST_SESSIONS: the count alone, said so. */
 	if (info.active_sessions && control_list_sessions(c, &sessions, &nsess))
 		fprintf(stderr, "skyprof status: %s\n", control_error(c));
@@ -345,19 +374,7 @@ int cmd_status_main(int argc, char **argv)
 	if (json) {
 		json_status(&info, sessions, nsess, session, st, n);
 	} else {
-		printf("caps:       %s\n", control_caps_string(info.caps, caps, sizeof(caps)));
-		printf("limits:     up to %u Hz per CPU, %u sessions, rings of up to %u pages of "
-		       "%u bytes per CPU\n",
-		       info.freq_max, info.max_sessions, info.ring_pages_max, info.page_size);
-		printf("cpus:       %u possible cpu ids\n", info.nr_cpu_ids);
-		printf("sessions:   %u of %u active, %.1f MiB of ring memory\n",
-		       info.active_sessions, info.max_sessions,
-		       (double)info.ring_bytes / (1024.0 * 1024.0));
-		print_sessions(sessions, nsess);
-		if (session) {
-			printf("\nsession:    %u\n", session);
-			print_stats(st, n);
-		}
+		print_text(&info, sessions, nsess, session, st, n);
 	}
 	free(st);
 	control_sessions_free(sessions, nsess);

@@ -16,7 +16,10 @@
 #include <skyprof.h>
 
 #include "capture/capture.h"
+#include "lib/clock.h"
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "output/top_table.h"
 #include "profile/ingest.h"
 #include "profile/profile.h"
 #include "profile/top.h"
@@ -106,7 +109,7 @@ static void show(const struct capture *c, struct run *run, const struct record_o
 {
 	bool built = !view_build(&run->view, run->prof, run->sym);
 	uint64_t total = built ? top_total(&run->view) : 0;
-	double el = (double)(capture_mono_ns() - c->start_mono_ns) / 1e9;
+	double el = (double)(clock_mono_ns() - c->start_mono_ns) / 1e9;
 	size_t n = built ? top_functions(&run->view, top, lines) : 0;
 
 	if (tty)
@@ -115,13 +118,8 @@ static void show(const struct capture *c, struct run *run, const struct record_o
 		putchar('\n');
 	printf("skyprof top: %.0f s, %" PRIu64 " samples at %u Hz, %" PRIu64
 	       " lost   (Ctrl-C to quit)\n\n",
-	       el, run->samples, o->freq, ring_lost(c->ring));
-	printf("%8s %8s  %s\n", "self%", "total%", "function");
-	for (size_t i = 0; i < n; i++)
-		printf("%7.2f%% %7.2f%%  %s%s\n",
-		       total ? 100.0 * (double)top[i].self / (double)total : 0.0,
-		       total ? 100.0 * (double)top[i].total / (double)total : 0.0, top[i].name,
-		       top[i].kernel ? " [k]" : "");
+	       el, run->samples, o->capture.freq, ring_lost(c->ring));
+	output_top_table_print(stdout, top, n, total);
 	if (!n)
 		printf("  (no samples yet)\n");
 	fflush(stdout);
@@ -144,7 +142,7 @@ int cmd_top_main(int argc, char **argv)
 	size_t nst;
 	int rc = 1;
 
-	switch (opts_parse(OPTS_TOP, argc, argv, &o, err, sizeof(err))) {
+	switch (options_parse(OPTS_TOP, argc, argv, &o, err, sizeof(err))) {
 	case OPTS_HELP:
 		usage(stdout);
 		return 0;
@@ -153,7 +151,7 @@ int cmd_top_main(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
-	if (opts_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
+	if (options_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
 		return usage_fail("top", "%s", err);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -163,7 +161,7 @@ int cmd_top_main(int argc, char **argv)
 	lines = screen_lines(&o, tty);
 	top = calloc(lines, sizeof(*top));
 	sym = symbolizer_new(NULL);
-	meta.freq_hz = o.freq;
+	meta.freq_hz = o.capture.freq;
 	run.sym = sym;
 	run.in = sym ? ingest_new(sym, NULL) : NULL;
 	run.prof = profile_new(&meta);
@@ -171,25 +169,23 @@ int cmd_top_main(int argc, char **argv)
 		fprintf(stderr, "skyprof top: out of memory\n");
 		goto out;
 	}
-	if (capture_prepare(&cap, &o, 0) || capture_start(&cap)) {
+	if (capture_prepare(&cap, &o.capture, 0) || capture_start(&cap)) {
 		fprintf(stderr, "skyprof top: %s\n", cap.err);
 		goto out;
 	}
-	last_show = capture_mono_ns();
+	last_show = clock_mono_ns();
 	show(&cap, &run, &o, tty, top, lines);
 	while (!interrupted && !cap.ended && !run.error) {
 		if (capture_poll(&cap, 100, on_sample, &run) < 0 && !run.error) {
 			fprintf(stderr, "skyprof top: %s\n", cap.err);
 			break;
 		}
-		if ((o.target == TARGET_PIDS || o.target == TARGET_TIDS) &&
-		    !(o.nr_tids ? capture_pids_alive(o.tids, o.nr_tids)
-				: capture_pids_alive(o.pids, o.nr_pids))) {
+		if (!capture_targets_alive(&o.capture)) {
 			fprintf(stderr, "skyprof top: all target processes exited\n");
 			break;
 		}
-		if (capture_mono_ns() - last_show >= o.delay_ns) {
-			last_show = capture_mono_ns();
+		if (clock_mono_ns() - last_show >= o.delay_ns) {
+			last_show = clock_mono_ns();
 			lines = o.lines ? o.lines : lines;
 			show(&cap, &run, &o, tty, top, lines);
 		}

@@ -29,6 +29,7 @@
 
 #include "grpc/conn.h"
 #include "grpc/frame.h"
+#include "lib/clock.h"
 #include "lib/net_addr.h"
 
 #ifndef SKYPROF_VERSION
@@ -80,14 +81,6 @@ struct grpc_conn {
 	 * big), which it reports to nobody else. */
 	uint32_t goaway_ours;
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static char *dup_or_null(const char *s)
 {
@@ -245,7 +238,7 @@ bool grpc_conn_connected(const struct grpc_conn *c)
 
 static int remaining(uint64_t deadline)
 {
-	uint64_t n = now_ms();
+	uint64_t n = clock_mono_ms();
 
 	return n >= deadline ? 0 : (int)(deadline - n);
 }
@@ -591,7 +584,7 @@ static int read_some(struct grpc_conn *c)
 			return -ECONNRESET;
 		}
 	}
-	c->last_rx_ms = now_ms();
+	c->last_rx_ms = clock_mono_ms();
 	rv = nghttp2_session_mem_recv(c->h2, buf, (size_t)n);
 	if (rv < 0) {
 		/* e.g. "Flooding was detected in this HTTP/2 session" */
@@ -663,7 +656,7 @@ int grpc_conn_connect(struct grpc_conn *c, char *err, size_t errlen)
 		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
 		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 1 << 20 },
 	};
-	uint64_t deadline = now_ms() + c->connect_timeout_ms;
+	uint64_t deadline = clock_mono_ms() + c->connect_timeout_ms;
 	int r;
 
 	if (grpc_conn_connected(c))
@@ -708,7 +701,7 @@ int grpc_conn_connect(struct grpc_conn *c, char *err, size_t errlen)
 		snprintf(err, errlen, "HTTP/2 preface to %s: %s", c->authority, why);
 		goto fail;
 	}
-	c->last_rx_ms = now_ms();
+	c->last_rx_ms = clock_mono_ms();
 	return 0;
 fail:
 	grpc_conn_close(c);
@@ -820,7 +813,7 @@ int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs
 	nghttp2_data_provider prov = { .read_callback = body_read_cb };
 	nghttp2_nv hdrs[9];
 	size_t nh = 0, total = 0;
-	uint64_t deadline = now_ms() + timeout_ms;
+	uint64_t deadline = clock_mono_ms() + timeout_ms;
 	uint8_t *body;
 	int r;
 
@@ -957,14 +950,14 @@ int grpc_conn_keepalive(struct grpc_conn *c, uint32_t timeout_ms)
 	int r;
 
 	if (!c->keepalive_ms || !grpc_conn_connected(c) ||
-	    now_ms() - c->last_rx_ms < c->keepalive_ms)
+	    clock_mono_ms() - c->last_rx_ms < c->keepalive_ms)
 		return 0;
 	c->ping_acked = false;
 	if (nghttp2_submit_ping(c->h2, NGHTTP2_FLAG_NONE, NULL)) {
 		grpc_conn_close(c);
 		return -EPROTO;
 	}
-	r = pump(c, now_ms() + timeout_ms, ping_done);
+	r = pump(c, clock_mono_ms() + timeout_ms, ping_done);
 	if (r)
 		grpc_conn_close(c);
 	return r;

@@ -130,7 +130,7 @@ static int encode(const struct view *v, FILE *f, const char *path, int format,
 	case OUTPUT_SVG:
 		return output_svg_write(v, f, base_name(path));
 	default:
-		return output_json_write(v, f, base_name(path));
+		return output_speedscope_write(v, f, base_name(path));
 	}
 }
 

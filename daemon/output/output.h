@@ -5,7 +5,7 @@
  *   .folded, .collapsed  folded stacks (flamegraph.pl input)
  *   -               folded stacks on standard output
  *   .svg            self-contained interactive flame graph
- *   .json           speedscope's file format (see output_json.c)
+ *   .json           speedscope's file format (see speedscope.c)
  * Every writer works from the symbolized view (view.h), so a profile read
  * back from a pprof file converts through the same code.
  */
@@ -83,6 +83,6 @@ int output_svg_write(const struct view *v, FILE *f, const char *title);
 int output_folded_diff_write(const struct view *base, const struct view *v, FILE *f);
 int output_svg_diff_write(const struct view *base, const struct view *v, FILE *f,
 			  const char *title);
-int output_json_write(const struct view *v, FILE *f, const char *name);
+int output_speedscope_write(const struct view *v, FILE *f, const char *name);
 
 #endif

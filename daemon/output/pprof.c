@@ -47,6 +47,7 @@ struct pb {
 	int64_t *values;
 	PbMapping *maps;
 	PbMapping **mapp;
+	size_t nr_maps; /* filled so far */
 	PbLocation *locs;
 	PbLocation **locp;
 	PbLine *lines;
@@ -56,6 +57,7 @@ struct pb {
 	uint64_t *map_ids; /* view mapping index -> pprof id */
 	int64_t comment[2];
 	size_t nr_comments;
+	int64_t k_pid, k_tid, k_comm; /* label keys */
 };
 
 static void pb_free(struct pb *b)
@@ -90,13 +92,10 @@ static int64_t str(struct pb *b, const char *s)
 	return strtab_intern(&b->strs, s);
 }
 
-static int build(struct pb *b, const struct view *v)
+/* The view's strings at their indices, then the value types, label keys and comments. */
+static int build_strings(struct pb *b, const struct view *v)
 {
 	bool off = v->meta.kind == PROFILE_OFFCPU;
-	bool other = v->meta.kind == PROFILE_OTHER;
-	uint64_t period = off || other ? 1 : v->period;
-	int64_t k_pid, k_tid, k_comm;
-	size_t nl = 0, nm = 0;
 
 	if (strtab_init(&b->strs))
 		return -ENOMEM;
@@ -115,9 +114,9 @@ static int build(struct pb *b, const struct view *v)
 	b->vt[2] = b->vt[1];
 	b->vtp[0] = &b->vt[0];
 	b->vtp[1] = &b->vt[1];
-	k_pid = str(b, "pid");
-	k_tid = str(b, "tid");
-	k_comm = str(b, "comm");
+	b->k_pid = str(b, "pid");
+	b->k_tid = str(b, "tid");
+	b->k_comm = str(b, "comm");
 	b->comment[0] = str(b, "skyprof " SKYPROF_VERSION);
 	if (v->meta.lost_known) {
 		char lost[48];
@@ -128,18 +127,22 @@ static int build(struct pb *b, const struct view *v)
 	} else {
 		b->nr_comments = 1;
 	}
-	if (other) {
+	if (v->meta.kind == PROFILE_OTHER) {
 		/* A profile of another kind read back: its one chosen value. */
 		b->vt[0].type = v->value_type;
 		b->vt[0].unit = v->value_unit;
 		b->vt[2] = b->vt[0];
 	}
 	if (b->vt[0].type < 0 || b->vt[0].unit < 0 || b->vt[1].type < 0 || b->vt[1].unit < 0 ||
-	    k_pid < 0 || k_tid < 0 || k_comm < 0 || b->comment[0] < 0 ||
+	    b->k_pid < 0 || b->k_tid < 0 || b->k_comm < 0 || b->comment[0] < 0 ||
 	    b->comment[b->nr_comments - 1] < 0)
 		return -ENOMEM;
+	return 0;
+}
 
-	/* Mappings: main binaries, then the rest, then the kernel. */
+/* Mappings: main binaries, then the rest, then the kernel. */
+static int build_mappings(struct pb *b, const struct view *v)
+{
 	if (!ALLOC(b->maps, v->nr_mappings) || !ALLOC(b->mapp, v->nr_mappings) ||
 	    !ALLOC(b->map_ids, v->nr_mappings))
 		return -ENOMEM;
@@ -147,12 +150,12 @@ static int build(struct pb *b, const struct view *v)
 		for (uint32_t i = 0; i < v->nr_mappings; i++) {
 			const struct view_mapping *m = &v->mappings[i];
 			int want = m->kernel ? 2 : m->is_main ? 0 : 1;
-			PbMapping *pm = &b->maps[nm];
+			PbMapping *pm = &b->maps[b->nr_maps];
 
 			if (want != pass)
 				continue;
 			perftools__profiles__mapping__init(pm);
-			pm->id = nm + 1;
+			pm->id = b->nr_maps + 1;
 			pm->memory_start = m->start;
 			pm->memory_limit = m->limit;
 			pm->file_offset = m->offset;
@@ -162,12 +165,16 @@ static int build(struct pb *b, const struct view *v)
 			pm->has_filenames = m->has_lines;
 			pm->has_line_numbers = m->has_lines;
 			pm->has_inline_frames = m->has_inline;
-			b->mapp[nm] = pm;
+			b->mapp[b->nr_maps] = pm;
 			b->map_ids[i] = pm->id;
-			nm++;
+			b->nr_maps++;
 		}
 	}
+	return 0;
+}
 
+static int build_functions(struct pb *b, const struct view *v)
+{
 	if (!ALLOC(b->funcs, v->nr_functions) || !ALLOC(b->funcp, v->nr_functions))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < v->nr_functions; i++) {
@@ -181,6 +188,13 @@ static int build(struct pb *b, const struct view *v)
 		f->start_line = v->functions[i].start_line;
 		b->funcp[i] = f;
 	}
+	return 0;
+}
+
+/* Locations with their lines. */
+static int build_locations(struct pb *b, const struct view *v)
+{
+	size_t nl = 0;
 
 	if (!ALLOC(b->locs, v->nr_locations) || !ALLOC(b->locp, v->nr_locations) ||
 	    !ALLOC(b->lines, v->nr_lines) || !ALLOC(b->linep, v->nr_lines))
@@ -206,6 +220,14 @@ static int build(struct pb *b, const struct view *v)
 		}
 		b->locp[i] = pl;
 	}
+	return 0;
+}
+
+/* Samples: their stacks, values (see the top of the file) and labels pid, tid, comm. */
+static int build_samples(struct pb *b, const struct view *v, uint64_t period)
+{
+	bool off = v->meta.kind == PROFILE_OFFCPU;
+	bool other = v->meta.kind == PROFILE_OTHER;
 
 	if (!ALLOC(b->samples, v->nr_samples) || !ALLOC(b->samplep, v->nr_samples) ||
 	    !ALLOC(b->labels, (size_t)v->nr_samples * 3) ||
@@ -232,23 +254,43 @@ static int build(struct pb *b, const struct view *v)
 			perftools__profiles__label__init(&lb[k]);
 			b->labelp[(size_t)i * 3 + k] = &lb[k];
 		}
-		lb[0].key = k_pid;
+		lb[0].key = b->k_pid;
 		lb[0].num = s->pid;
-		lb[1].key = k_tid;
+		lb[1].key = b->k_tid;
 		lb[1].num = s->tid;
-		lb[2].key = k_comm;
+		lb[2].key = b->k_comm;
 		lb[2].str = s->comm;
 		ps->n_label = 3;
 		ps->label = b->labelp + (size_t)i * 3;
 		b->samplep[i] = ps;
 	}
+	return 0;
+}
+
+static int build(struct pb *b, const struct view *v)
+{
+	bool other = v->meta.kind == PROFILE_OTHER;
+	uint64_t period = v->meta.kind == PROFILE_OFFCPU || other ? 1 : v->period;
+	int r;
+
+	r = build_strings(b, v);
+	if (!r)
+		r = build_mappings(b, v);
+	if (!r)
+		r = build_functions(b, v);
+	if (!r)
+		r = build_locations(b, v);
+	if (!r)
+		r = build_samples(b, v, period);
+	if (r)
+		return r;
 
 	perftools__profiles__profile__init(&b->prof);
 	b->prof.n_sample_type = other ? 1 : 2;
 	b->prof.sample_type = b->vtp;
 	b->prof.n_sample = v->nr_samples;
 	b->prof.sample = b->samplep;
-	b->prof.n_mapping = nm;
+	b->prof.n_mapping = b->nr_maps;
 	b->prof.mapping = b->mapp;
 	b->prof.n_location = v->nr_locations;
 	b->prof.location = b->locp;

@@ -465,7 +465,7 @@ static int convert(struct ctx *c)
 		unsigned long long lost;
 		char tail;
 
-		/* What output_pprof.c writes of a run's losses. */
+		/* What pprof.c writes of a run's losses. */
 		if (str_ok(c, pb->comment[i]) && sscanf(pb->string_table[pb->comment[i]],
 							"skyprof lost=%llu%c", &lost, &tail) == 1) {
 			c->v->meta.lost = lost;

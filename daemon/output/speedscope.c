@@ -114,7 +114,7 @@ static int mark_frame(void *arg, uint32_t func, bool kernel)
 	return 0;
 }
 
-int output_json_write(const struct view *v, FILE *f, const char *name)
+int output_speedscope_write(const struct view *v, FILE *f, const char *name)
 {
 	struct jctx c = { v, f, NULL, NULL, 0, true };
 	bool off = v->meta.kind == PROFILE_OFFCPU;

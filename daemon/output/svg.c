@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The flame graph: a self-contained interactive SVG, laid out here from
- * scratch following the conventions flamegraph.pl made familiar (formats.md
- * 4.4): x is population with siblings sorted alphabetically, y is depth with
+ * scratch following the conventions flamegraph.pl made familiar: x is
+ * population with siblings sorted alphabetically, y is depth with
  * the root at the bottom, 1200 px wide, 16 px frames, Verdana 12 px, frames
  * narrower than 0.1 px left out. Every frame is a <g> with a <title>
  * tooltip "func (N samples, P%)" (off-CPU: "func (1.25 ms, P%)"), a <rect> and a truncated
- * <text>; the script (output_svg_script.c) adds zoom and search.
+ * <text>; the script (svg_script.c) adds zoom and search.
  *
  * The frames are the folded output's lines (fold.h), so both show the same
  * stacks. A subtitle gives what the profile knows of its run: rate,
@@ -500,38 +500,63 @@ static void put_facts(FILE *f, const struct view *v, const char *unit, uint64_t 
 	}
 }
 
-static int write_svg(struct tree *t, const struct view *v, const struct view *base, FILE *f,
-		     const char *title)
-{
-	bool off = v->meta.kind == PROFILE_OFFCPU;
-	const char *unit = off				   ? "ns"
-			   : v->meta.kind == PROFILE_OTHER ? view_str(v, v->value_unit)
-							   : "samples";
-	double scale, maxdelta = 0;
-	uint32_t maxd = 0;
-	int height, r;
-	char head[96];
+/* What the whole picture shares: its height, the px per unit, the largest change of share. */
+struct page {
+	const struct view *v, *base; /* base: a differential flame graph */
+	const char *unit;
+	double scale, maxdelta;
+	int height;
+};
 
-	r = layout(t);
-	if (r)
-		return r;
-	scale = t->n[0].value ? (WIDTH - 2.0 * PAD) / (double)t->n[0].value : 0;
+static void measure(const struct tree *t, struct page *pg)
+{
+	uint32_t maxd = 0;
+
+	pg->scale = t->n[0].value ? (WIDTH - 2.0 * PAD) / (double)t->n[0].value : 0;
+	pg->maxdelta = 0;
 	for (uint32_t i = 0; i < t->nr; i++) {
-		if (t->n[i].value * scale < MIN_PX)
+		if (t->n[i].value * pg->scale < MIN_PX)
 			continue;
 		if (t->n[i].depth > maxd)
 			maxd = t->n[i].depth;
-		if (base && fabs(delta_share(t, &t->n[i])) > maxdelta)
-			maxdelta = fabs(delta_share(t, &t->n[i]));
+		if (pg->base && fabs(delta_share(t, &t->n[i])) > pg->maxdelta)
+			pg->maxdelta = fabs(delta_share(t, &t->n[i]));
 	}
-	height = TOP + (int)(maxd + 1) * FRAME_H + BOTTOM;
+	pg->height = TOP + (int)(maxd + 1) * FRAME_H + BOTTOM;
+}
 
+/* The title: what kind of graph, and the caller's title after it. */
+static void put_title(FILE *f, const struct page *pg, const char *title)
+{
+	const struct view *v = pg->v;
+	char head[96];
+
+	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", WIDTH / 2);
+	if (pg->base)
+		snprintf(head, sizeof(head), "Differential Flame Graph");
+	else if (v->meta.kind == PROFILE_OTHER)
+		snprintf(head, sizeof(head), "Flame Graph (%.60s)", view_str(v, v->value_type));
+	else
+		snprintf(head, sizeof(head), "%s",
+			 v->meta.kind == PROFILE_OFFCPU ? "Off-CPU Flame Graph (time blocked)"
+							: "Flame Graph");
+	put_xml(f, head, sizeof(head));
+	if (title && *title) {
+		fputs(": ", f);
+		put_xml(f, title, 200);
+	}
+	fputs("</text>\n", f);
+}
+
+/* Everything before the frames: the document, style, script, title and controls. */
+static void put_head(FILE *f, const struct tree *t, const struct page *pg, const char *title)
+{
 	fprintf(f,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" data-unit=\"",
-		WIDTH, height, WIDTH, height);
-	put_xml(f, unit, 64);
+		WIDTH, pg->height, WIDTH, pg->height);
+	put_xml(f, pg->unit, 64);
 	fputs("\" onload=\"fg.init()\">\n", f);
 	fprintf(f, "<!-- Flame graph written by skyprof. Click a frame to zoom, Ctrl-F to "
 		   "search, Ctrl-I to toggle case, Esc to reset. -->\n");
@@ -543,30 +568,17 @@ static int write_svg(struct tree *t, const struct view *v, const struct view *ba
 	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
 		output_svg_script);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#bg)\"/>\n", WIDTH,
-		height);
-	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", WIDTH / 2);
-	if (base)
-		snprintf(head, sizeof(head), "Differential Flame Graph");
-	else if (v->meta.kind == PROFILE_OTHER)
-		snprintf(head, sizeof(head), "Flame Graph (%.60s)", view_str(v, v->value_type));
-	else
-		snprintf(head, sizeof(head), "%s",
-			 off ? "Off-CPU Flame Graph (time blocked)" : "Flame Graph");
-	put_xml(f, head, sizeof(head));
-	if (title && *title) {
-		fputs(": ", f);
-		put_xml(f, title, 200);
-	}
-	fputs("</text>\n", f);
+		pg->height);
+	put_title(f, pg, title);
 	fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"44\">", WIDTH / 2);
-	if (base) {
+	if (pg->base) {
 		/* Widths are the new profile; colours the change of share. */
-		put_facts(f, v, unit, t->n[0].value);
+		put_facts(f, pg->v, pg->unit, t->n[0].value);
 		fputs(" against base ", f);
-		put_facts(f, base, unit, t->base_total);
+		put_facts(f, pg->base, pg->unit, t->base_total);
 		fputs("; red grew, blue shrank", f);
 	} else {
-		put_facts(f, v, unit, t->n[0].value);
+		put_facts(f, pg->v, pg->unit, t->n[0].value);
 	}
 	fputs("</text>\n", f);
 	fprintf(f, "<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n",
@@ -575,59 +587,79 @@ static int write_svg(struct tree *t, const struct view *v, const struct view *ba
 	fprintf(f, "<text id=\"case\" x=\"%d\" y=\"24\"></text>\n", WIDTH - PAD - 20);
 	fprintf(f, "<text id=\"clear\" x=\"%d\" y=\"24\" style=\"opacity:0\">Clear</text>\n",
 		WIDTH - PAD - 55);
-	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", PAD, height - 12);
+	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", PAD, pg->height - 12);
 	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n", WIDTH - PAD - 150,
-		height - 12);
-	fputs("<g id=\"frames\">\n", f);
-	for (uint32_t i = 0; i < t->nr; i++) {
-		const struct node *n = &t->n[i];
-		const char *name = node_name(t, n);
-		double x = PAD + (double)n->offset * scale, w = (double)n->value * scale;
-		int y = height - BOTTOM - (int)(n->depth + 1) * FRAME_H;
-		size_t fit = w > 6 ? (size_t)floor((w - 6) / GLYPH_W) : 0;
-		char fill[64];
+		pg->height - 12);
+}
 
-		if (w < MIN_PX)
-			continue;
-		if (base)
-			diff_colour(delta_share(t, n), maxdelta, fill, sizeof(fill));
-		else
-			colour(n, name, fill, sizeof(fill));
-		fputs("<g class=\"f\" data-n=\"", f);
-		put_xml(f, name, SIZE_MAX);
-		fprintf(f, "\" data-o=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%u\"",
-			n->offset, n->value, n->depth);
-		if (base)
-			fprintf(f, " data-b=\"%" PRIu64 "\"", n->base);
-		fputs("><title>", f);
-		put_xml(f, name, SIZE_MAX);
-		fputs(" (", f);
-		put_value(f, v, unit, n->value);
-		fprintf(f, ", %.2f%%",
-			t->n[0].value ? 100.0 * (double)n->value / (double)t->n[0].value : 0.0);
-		if (base) {
-			fputs("; base ", f);
-			put_value(f, v, unit, n->base);
-			fprintf(f, ", %.2f%%; %+.2f%%",
-				t->base_total ? 100.0 * (double)n->base / (double)t->base_total
-					      : 0.0,
-				100.0 * delta_share(t, n));
-		}
-		fputs(")</title>", f);
-		fprintf(f,
-			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
-			"rx=\"2\" ry=\"2\"/><text x=\"%.1f\" y=\"%d\">",
-			x, y, w, FRAME_H - 1, fill, x + 3, y + FRAME_H - 4);
-		if (fit >= 3) {
-			if (utf8_chars(name) <= fit) {
-				put_xml(f, name, SIZE_MAX);
-			} else {
-				put_xml(f, name, fit - 2);
-				fputs("..", f);
-			}
-		}
-		fputs("</text></g>\n", f);
+/* One frame: its data for the script, a tooltip, the box and as much of the name as fits. */
+static void put_frame(FILE *f, const struct tree *t, const struct page *pg, const struct node *n)
+{
+	const char *name = node_name(t, n);
+	double x = PAD + (double)n->offset * pg->scale, w = (double)n->value * pg->scale;
+	int y = pg->height - BOTTOM - (int)(n->depth + 1) * FRAME_H;
+	size_t fit = w > 6 ? (size_t)floor((w - 6) / GLYPH_W) : 0;
+	char fill[64];
+
+	if (pg->base)
+		diff_colour(delta_share(t, n), pg->maxdelta, fill, sizeof(fill));
+	else
+		colour(n, name, fill, sizeof(fill));
+	fputs("<g class=\"f\" data-n=\"", f);
+	put_xml(f, name, SIZE_MAX);
+	fprintf(f, "\" data-o=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%u\"", n->offset,
+		n->value, n->depth);
+	if (pg->base)
+		fprintf(f, " data-b=\"%" PRIu64 "\"", n->base);
+	fputs("><title>", f);
+	put_xml(f, name, SIZE_MAX);
+	fputs(" (", f);
+	put_value(f, pg->v, pg->unit, n->value);
+	fprintf(f, ", %.2f%%",
+		t->n[0].value ? 100.0 * (double)n->value / (double)t->n[0].value : 0.0);
+	if (pg->base) {
+		fputs("; base ", f);
+		put_value(f, pg->v, pg->unit, n->base);
+		fprintf(f, ", %.2f%%; %+.2f%%",
+			t->base_total ? 100.0 * (double)n->base / (double)t->base_total : 0.0,
+			100.0 * delta_share(t, n));
 	}
+	fputs(")</title>", f);
+	fprintf(f,
+		"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
+		"rx=\"2\" ry=\"2\"/><text x=\"%.1f\" y=\"%d\">",
+		x, y, w, FRAME_H - 1, fill, x + 3, y + FRAME_H - 4);
+	if (fit >= 3) {
+		if (utf8_chars(name) <= fit) {
+			put_xml(f, name, SIZE_MAX);
+		} else {
+			put_xml(f, name, fit - 2);
+			fputs("..", f);
+		}
+	}
+	fputs("</text></g>\n", f);
+}
+
+static int write_svg(struct tree *t, const struct view *v, const struct view *base, FILE *f,
+		     const char *title)
+{
+	struct page pg = {
+		.v = v,
+		.base = base,
+		.unit = v->meta.kind == PROFILE_OFFCPU	? "ns"
+			: v->meta.kind == PROFILE_OTHER ? view_str(v, v->value_unit)
+							: "samples",
+	};
+	int r = layout(t);
+
+	if (r)
+		return r;
+	measure(t, &pg);
+	put_head(f, t, &pg, title);
+	fputs("<g id=\"frames\">\n", f);
+	for (uint32_t i = 0; i < t->nr; i++)
+		if ((double)t->n[i].value * pg.scale >= MIN_PX)
+			put_frame(f, t, &pg, &t->n[i]);
 	fputs("</g>\n</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

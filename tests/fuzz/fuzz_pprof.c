@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sink) {
 		output_folded_write(v, sink);
 		output_svg_write(v, sink, "fuzz");
-		output_json_write(v, sink, "fuzz");
+		output_speedscope_write(v, sink, "fuzz");
 		output_pprof_write(v, sink);
 		fclose(sink);
 	}

@@ -10,13 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "capture/capture.h"
 
 static struct capture c;
-static struct record_opts o;
+static struct capture_opts o;
 
 static void module(uint32_t caps)
 {
@@ -51,31 +53,31 @@ static void clocks(void **state)
 {
 	(void)state;
 	module(ALL_CAPS);
-	o.clock = CLOCK_OPT_PERF;
+	o.clock = CAPTURE_CLOCK_PERF;
 	assert_int_equal(capture_session_opts(&c, &o), 0);
 	assert_int_equal(c.sopts.clock, SKYPROF_CLOCK_PERF_HW);
 
 	/* A guest without a PMU: perf means cpu-clock, perf-hw is refused. */
 	module(SKYPROF_CAP_PERF_SW | SKYPROF_CAP_HRTIMER);
-	o.clock = CLOCK_OPT_PERF;
+	o.clock = CAPTURE_CLOCK_PERF;
 	assert_int_equal(capture_session_opts(&c, &o), 0);
 	assert_int_equal(c.sopts.clock, SKYPROF_CLOCK_PERF_SW);
-	o.clock = CLOCK_OPT_PERF_HW;
+	o.clock = CAPTURE_CLOCK_PERF_HW;
 	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
 	assert_non_null(strstr(c.err, "perf-hw"));
-	o.clock = CLOCK_OPT_HRTIMER;
+	o.clock = CAPTURE_CLOCK_HRTIMER;
 	assert_int_equal(capture_session_opts(&c, &o), 0);
 	assert_int_equal(c.sopts.clock, SKYPROF_CLOCK_HRTIMER);
 
 	/* No perf events at all. */
 	module(SKYPROF_CAP_HRTIMER);
-	o.clock = CLOCK_OPT_PERF;
+	o.clock = CAPTURE_CLOCK_PERF;
 	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
 	assert_non_null(strstr(c.err, "hrtimer"));
-	o.clock = CLOCK_OPT_PERF_SW;
+	o.clock = CAPTURE_CLOCK_PERF_SW;
 	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
 	module(SKYPROF_CAP_PERF_SW);
-	o.clock = CLOCK_OPT_HRTIMER;
+	o.clock = CAPTURE_CLOCK_HRTIMER;
 	assert_int_equal(capture_session_opts(&c, &o), -EOPNOTSUPP);
 	assert_non_null(strstr(c.err, "--clock hrtimer"));
 }
@@ -174,14 +176,40 @@ static void dwarf_ring(void **state)
 	assert_int_equal(c.sopts.ring_pages, 0);
 }
 
+/* A pid or tid target ends when none of its ids is left; the others never do. */
+static void targets_alive(void **state)
+{
+	struct capture_opts t = { .target = TARGET_PIDS, .nr_pids = 1 };
+	pid_t gone = fork();
+
+	(void)state;
+	assert_true(gone >= 0);
+	if (!gone)
+		_exit(0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	t.pids[0] = (uint32_t)gone;
+	assert_false(capture_targets_alive(&t));
+	t.pids[0] = (uint32_t)getpid();
+	assert_true(capture_targets_alive(&t));
+	/* With threads given, the threads decide. */
+	t.tids[0] = (uint32_t)gone;
+	t.nr_tids = 1;
+	assert_false(capture_targets_alive(&t));
+	t.target = TARGET_TIDS;
+	assert_false(capture_targets_alive(&t));
+	t.tids[0] = (uint32_t)getpid();
+	assert_true(capture_targets_alive(&t));
+	t.target = TARGET_ALL;
+	t.tids[0] = (uint32_t)gone;
+	assert_true(capture_targets_alive(&t));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(defaults),
-		cmocka_unit_test(clocks),
-		cmocka_unit_test(capabilities),
-		cmocka_unit_test(limits_and_flags),
-		cmocka_unit_test(dwarf_ring),
+		cmocka_unit_test(defaults),	cmocka_unit_test(clocks),
+		cmocka_unit_test(capabilities), cmocka_unit_test(limits_and_flags),
+		cmocka_unit_test(dwarf_ring),	cmocka_unit_test(targets_alive),
 	};
 
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@
 
 #include "output/output.h"
 #include "output/pprof_read.h"
+#include "output/top_table.h"
 #include "profile.pb-c.h"
 #include "profile/profile.h"
 #include "profile/top.h"
@@ -607,6 +610,46 @@ static void test_open_early_keep_late(void **state)
 	vf_free(p);
 }
 
+/* The table of report and top: shares of the total, [k] on kernel rows, no division by 0. */
+static void test_top_table(void **state)
+{
+	struct func_share top[2] = {
+		{ .name = "main", .self = 1, .total = 4 },
+		{ .name = "do_syscall_64", .self = 3, .total = 3, .kernel = 1 },
+	};
+	char *buf = NULL, *line;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	output_top_table_print(f, top, 2, 4);
+	output_top_table_print(f, top, 1, 0);
+	fclose(f);
+	/* A heading, then one row per function, its shares first. */
+	line = strtok(buf, "\n");
+	assert_non_null(strstr(line, "self%"));
+	for (size_t i = 0; i < 3; i++) {
+		static const double want[3][2] = { { 25, 100 }, { 75, 75 }, { 0, 0 } };
+		double self, total;
+		int name_at = 0;
+
+		line = strtok(NULL, "\n");
+		if (i == 2) {
+			assert_non_null(strstr(line, "self%"));
+			line = strtok(NULL, "\n");
+		}
+		assert_non_null(line);
+		assert_int_equal(sscanf(line, "%lf%% %lf%% %n", &self, &total, &name_at), 2);
+		assert_true(self == want[i][0] && total == want[i][1]);
+		assert_memory_equal(line + name_at, top[i % 2].name, strlen(top[i % 2].name));
+		assert_int_equal(strstr(line, "[k]") != NULL, i == 1);
+	}
+	assert_null(strtok(NULL, "\n"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_svg_wellformed),
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_top_table),
 		cmocka_unit_test(test_write_errors),
 		cmocka_unit_test(test_open_early_keep_late),
 	};

@@ -18,6 +18,7 @@
 #include "agent/config.h"
 #include "grpc/conn.h"
 #include "grpc/frame.h"
+#include "lib/clock.h"
 #include "lib/random_bytes.h"
 #include "sw_command.pb-c.h"
 #include "sw_continuous.pb-c.h"
@@ -91,20 +92,12 @@ size_t inbox_take(struct agent_inbox *in, struct task_spec **out)
 
 /* Time and backoff ---------------------------------------------------------------- */
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static double jitter(void)
 {
 	uint32_t r = 0;
 
 	if (!random_bytes(&r, sizeof(r)))
-		r = (uint32_t)mono_ms() * 2654435761u;
+		r = (uint32_t)clock_mono_ms() * 2654435761u;
 	return (double)r / 4294967296.0;
 }
 
@@ -179,7 +172,7 @@ static const char *hint(int code)
 /* One line per backoff step, whatever failed. */
 static void failed(struct agent_oap *o, const char *what, int rc, const struct grpc_result *res)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = clock_mono_ms();
 
 	o->failures++;
 	o->st.calls_failed++;
@@ -833,10 +826,10 @@ static void *oap_thread(void *arg)
 	const struct agent_config *c = o->cfg;
 	uint64_t stop_deadline = 0;
 
-	o->next_heartbeat = mono_ms();
-	o->next_query = mono_ms() + 1000;
+	o->next_heartbeat = clock_mono_ms();
+	o->next_query = clock_mono_ms() + 1000;
 	for (;;) {
-		uint64_t now = mono_ms();
+		uint64_t now = clock_mono_ms();
 		struct upload_batch *b;
 
 		if (atomic_load(&o->stop)) {
@@ -867,24 +860,24 @@ static void *oap_thread(void *arg)
 				continue;
 			if (beat)
 				keep_alive(o);
-			if (now < o->next_try || mono_ms() < o->next_try)
+			if (now < o->next_try || clock_mono_ms() < o->next_try)
 				continue;
 		}
 		if (!atomic_load(&o->stop) && c->profiling_active && now >= o->next_query &&
 		    o->any_reported) {
 			o->next_query = now + c->check_interval_ms;
 			query_tasks(o);
-			if (mono_ms() < o->next_try)
+			if (clock_mono_ms() < o->next_try)
 				continue;
 			if (o->policies)
 				query_policies(o);
-			if (mono_ms() < o->next_try)
+			if (clock_mono_ms() < o->next_try)
 				continue;
 		}
 		/* Fired policies go out before uploads: the task waits for the id. */
 		if (!atomic_load(&o->stop) && o->policies && o->any_reported) {
 			report_triggers(o);
-			if (mono_ms() < o->next_try)
+			if (clock_mono_ms() < o->next_try)
 				continue;
 		}
 		b = queue_pop(o->queue, atomic_load(&o->stop) ? 0 : 200);
