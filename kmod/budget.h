@@ -8,8 +8,8 @@
  * the cpu-clock hrtimer on 6.16/6.17 kernels).
  *
  * Only the handler on the owning CPU touches a budget: no locking. Inline:
- * it runs twice per sample (as calls, 17 instructions a sample under
- * -icount).
+ * it runs twice per sample, on the per-sample hot path, where a call's
+ * overhead would be paid at every tick.
  */
 #ifndef SKYPROF_BUDGET_H
 #define SKYPROF_BUDGET_H

@@ -45,9 +45,10 @@
  * starts and stay registered until no off-CPU session has run for
  * SKYPROF_OFFCPU_LINGER, or the module unloads. Every registration and
  * unregistration patches the scheduler's text (the tracepoint's static key
- * and static call); session start/stop cycles should not: under QEMU TCG,
- * 6.12 executed a stale int3 of such a patch in __schedule during rapid
- * session cycling (genl fuzz), an oops.
+ * and static call); session start/stop cycles should not: rapid cycling
+ * (as the genl fuzzer does) would patch __schedule over and over while
+ * other CPUs run it, and a CPU has been seen to execute a stale int3 of
+ * such a patch there (an oops under QEMU TCG).
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>

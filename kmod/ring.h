@@ -2,9 +2,8 @@
 /*
  * Per-CPU rings: types, the functions of ring.c, and the producer's
  * per-record fast path (reserve in place, commit), inline because the
- * sample handler runs them for every record (as calls they cost 51
- * instructions a sample under -icount). See ring.c for the ordering
- * contract with the reader.
+ * sample handler runs them for every record: calls there would be paid at
+ * every tick. See ring.c for the ordering contract with the reader.
  */
 #ifndef SKYPROF_RING_H
 #define SKYPROF_RING_H

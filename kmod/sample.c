@@ -12,8 +12,8 @@
  * then copied into the ring at its real size, so a nearly full ring loses
  * no sample that fits. Every byte of the fixed part is stored field by
  * field (it has no padding, checked at build time), so the reader never
- * sees stale ring bytes, without a memset (a rep stos that cost 14
- * instructions a sample under -icount, where it counts per iteration).
+ * sees stale ring bytes, without a memset, which would write the fixed part
+ * twice on every sample.
  */
 #include <linux/irq_work.h>
 #include <linux/ptrace.h>

@@ -3,9 +3,8 @@
  * Filling the fixed part of a sample record (struct skyprof_sample) without
  * a memset, for the sample handler and the off-CPU path: the record goes to
  * user space, so every byte must be written, and a memset of it before the
- * stores wrote it twice (a rep stos, counted per iteration under -icount:
- * 14 instructions a sample). The fixed part has no holes (checked at build
- * time), so storing each field covers it.
+ * stores would write it twice, on every sample. The fixed part has no holes
+ * (checked at build time), so storing each field covers it.
  */
 #ifndef SKYPROF_SAMPLE_FIXED_H
 #define SKYPROF_SAMPLE_FIXED_H
@@ -43,7 +42,8 @@ static __always_inline void skyprof_sample_fixed_check(void)
  * zeroes (the uapi promises NUL padding), the last byte always NUL. A
  * rename racing with us (/proc/PID/comm of another thread) can give a mix
  * of both names, as the byte-wise copy this replaces could; it is
- * harmless, hence data_race(). Byte by byte it cost a loop step per byte.
+ * harmless, hence data_race(). Byte by byte would take a loop step per
+ * byte, on every sample.
  */
 static __always_inline void skyprof_copy_comm(char *dst, const char *comm)
 {

@@ -107,8 +107,8 @@ static __always_inline bool skyprof_fp_push(unsigned long ret, u64 **ip, u64 *en
  * non-NULL checks of skyprof_frame_ok. Alignment is checked on the first
  * frame only: a misaligned frame pointer later in the chain is read as
  * safely as an aligned one (every load is fault-checked) and yields no
- * worse an address than a corrupt aligned one, while the test cost two of
- * the fifteen instructions of every step.
+ * worse an address than a corrupt aligned one, while the test would add to
+ * every step of the walk, on the per-sample hot path.
  */
 static __always_inline bool skyprof_fp_next_ok(unsigned long next, unsigned long fp,
 					       unsigned long top)
@@ -159,11 +159,11 @@ fault:
  * the whole walk and two inline loads per frame; a fault ends the walk
  * through the exception table instead of sleeping. TASK_SIZE is read once:
  * the task is current and cannot change its personality under us (we
- * interrupted it). Opening the window per frame cost a stac/clac pair (and
- * a speculation barrier) each time; the NMI-safe copy, a call doing a
- * byte-wise string copy per frame, cost more still (under TCG, 32-deep
- * stacks at 9999 Hz: 17 % of the CPU). A step is 13 instructions under
- * -icount (25 with the full frame check and the width test in each).
+ * interrupted it). Opening the window per frame would cost a stac/clac
+ * pair (and a speculation barrier) each time; the NMI-safe copy, a call
+ * doing a byte-wise string copy per frame, costs more still. Each step is
+ * kept to the loads and the tests it needs: it runs for every frame of
+ * every sample.
  */
 static unsigned int skyprof_walk_window(unsigned long fp, unsigned long sp, unsigned int half,
 					u64 *ips, unsigned int n, unsigned int max, u32 *flags)

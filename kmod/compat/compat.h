@@ -239,11 +239,12 @@ static __always_inline u64 skyprof_now_ns(void)
 }
 
 /*
- * Nanoseconds since t0 (a skyprof_now_ns() on this CPU). local_clock(), the
- * clock where the NMI-safe monotonic one is missing (before 3.17), may step
- * back (seen on RHEL 7's 3.10): a reading earlier than t0 counts as no
- * time, not as 2^64 - n ns, which became the handler's maximum and
- * throttled the source.
+ * Nanoseconds since t0 (a skyprof_now_ns() on this CPU). Neither clock
+ * promises never to step back: ktime_get_mono_fast_ns() may across a
+ * timekeeping update, and local_clock() (where the former is not exported)
+ * is only as steady as sched_clock (docs/kernel-compat.md, "Clocks"). A
+ * reading earlier than t0 counts as no time, not as 2^64 - n ns, which
+ * would become the handler's maximum and throttle the source.
  */
 static __always_inline u64 skyprof_since_ns(u64 t0)
 {

@@ -4,8 +4,8 @@
  *   bpftrace -e 'profile:hz:N { @[kstack, ustack, pid] = count(); }'
  * read straight from its map with the bpf() system call, so that make bench
  * can count what bpftrace collected without waiting for it to print the map
- * (it symbolizes every stack first: minutes under TCG at high rates, with
- * the probe still firing) and then end it with SIGKILL.
+ * (it symbolizes every stack first, which is slow under TCG at high rates,
+ * with the probe still firing) and then end it with SIGKILL.
  *
  * bpftrace 0.17 keys that map by 24 bytes (kernel stack id; user stack id
  * or'ed with the thread id << 32; pid) with a u64 count per CPU: every hash

@@ -32,9 +32,9 @@
 #             perf's sampling take by default, perf_cpu_time_max_percent).
 #   sustain   skyprof alone at BENCH_SUSTAIN_HZ (default 9999) for
 #             BENCH_SUSTAIN_S (default 60) seconds with both CPUs busy, the
-#             daemon draining: DESIGN.md's "zero lost at 10 kHz for 60 s,
-#             captured within 2 %" (meaningful under -icount, where every
-#             tick fires on time).
+#             daemon draining: the project's bar for sustained sampling,
+#             "zero lost at 10 kHz for 60 s, captured within 2 %" (meaningful
+#             under -icount, where every tick fires on time).
 #   offcpu    tests/bench/offcpu-cost.sh when it exists (the off-CPU helper's).
 # Around each measured window the script prints "BENCH-MARK <id>-b" and
 # "BENCH-MARK <id>-e" on the console: the host (marks.py) notes the CPU time
@@ -146,7 +146,7 @@ start_tool() {
 
 # stop_tool TOOL [count]: SIGINT (skyprof and perf write their results).
 # bpftrace would symbolize and print its whole map first, with the probe
-# still firing (minutes under TCG at 9999 Hz): with "count" its counts are
+# still firing (slow under TCG at high rates): with "count" its counts are
 # read from the map directly (bpfcount) while it runs, then it gets SIGKILL.
 stop_tool() {
 	local tool=$1 want=${2:-} pids

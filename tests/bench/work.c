@@ -15,8 +15,7 @@
  * a worker that started late or ended early would leave its CPU idle for a
  * while, and under QEMU -icount (where guest time follows the instructions
  * of all vCPUs) the others would then run faster in guest time, which
- * looked like less overhead (seen with skyprof: one worker 0.3 s late,
- * +6 % units per second). Each worker times its own loop (CLOCK_MONOTONIC)
+ * looks like less overhead. Each worker times its own loop (CLOCK_MONOTONIC)
  * and reports how many units it did; the parent prints
  *   units_per_s SUM OVER WORKERS OF UNITS / SECONDS
  *   units TOTAL UNITS

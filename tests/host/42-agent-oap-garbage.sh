@@ -154,7 +154,7 @@ for who in prod asan; do
 		fail "$who: no expected log line for: ${missing[*]:-(modes not finished)}"
 	fi
 	# an OK answer that does not decode backs off like any failure: it was
-	# asked for again at once (0.26 s apart, the time of the transfer)
+	# asked for again at once (apart by no more than the transfer's time)
 	gap=$($PY - "$rec" <<'PY'
 import json, sys
 t = [r['time'] for r in map(json.loads, open(sys.argv[1]))

@@ -3,8 +3,8 @@
  * host-tsc-khz: the host's TSC rate in kHz (rdtsc against CLOCK_MONOTONIC_RAW
  * over 200 ms). Under TCG without -icount a guest's TSC is the host's, and
  * the guest kernel's own early calibration (a few ms of PIT ticks) goes
- * wrong when the host stalls the vCPU meanwhile: a 6.1-rt guest in CI ran
- * its clock ~10x fast for its whole life (the later refinement accepts only
+ * wrong when the host stalls the vCPU meanwhile: the guest's clock then runs
+ * many times too fast for its whole life (the later refinement accepts only
  * 1 % corrections). tests/vm/run passes this as tsc_early_khz=.
  */
 #include <stdio.h>

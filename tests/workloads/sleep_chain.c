@@ -43,7 +43,7 @@ __attribute__((noinline)) unsigned long long sleep_leaf(long ms)
 	/*
 	 * The CPU-time reads (system calls) inside the wall-clock window, so
 	 * that c1 - c0 is CPU time within it; what the window holds of the two
-	 * reads themselves is not subtracted (tens of us under TCG).
+	 * reads themselves is not subtracted (small, if larger under TCG).
 	 */
 	t0 = mono_ns();
 	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);

@@ -19,8 +19,8 @@
 need "$WL/spin"
 
 ncpu=$(nproc)
-# One per CPU, pinned: left to the scheduler, 5.10 under -icount ran both on
-# one CPU for part of the window (598 of 4540 ticks filtered as idle).
+# One per CPU, pinned: left to the scheduler, both can share one CPU for part
+# of the window, and the other CPU's ticks are then filtered as idle.
 spinners "$ncpu" 10 pin
 sleep 0.5
 # Budget 50 %: a vCPU preempted on the host inside the handler counts as

@@ -4,9 +4,7 @@
 # event (TCG has no PMU) at 99 Hz, both attached to the same run of the
 # workload for the same 12 s. Run one after the other (as before), the two
 # saw different guests: under TCG, perf's own -g callchain cost and the
-# host's load move samples into softirq entry in one run and not the other
-# (5.10, loaded host: perf -g 7.7 % in __softirqentry_text_start against
-# skyprof's 0.1 %; CI on 6.12: perf 3.87 % in handle_softirqs, skyprof 0 %),
+# host's load move samples into softirq entry in one run and not the other,
 # which is a difference between the runs, not between the profilers. The
 # lowest rate keeps perf's overhead smallest.
 set -eu
@@ -18,8 +16,8 @@ perf --version >/dev/null 2>&1 || { echo "skip: perf does not run on $(uname -r)
 cd "$OUT"
 
 # Longer than the run needs (it is killed after): on a loaded host perf's
-# start-up took seconds of guest time, the 16 s it used to get ended before
-# perf's 12 s did and perf returned the failure of a vanished target.
+# start-up can take seconds of guest time, and a workload that ends before
+# perf's 12 s makes perf return the failure of a vanished target.
 "$wl" 120 </dev/null &
 wl_pid=$!
 sleep 1 # past the C runtime's start-up

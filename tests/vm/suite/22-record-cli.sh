@@ -21,8 +21,8 @@ grep -q '^module: *loaded' status.txt && ok "status: $(grep '^module' status.txt
 # -p PID, and status while it runs
 "$wl" 60 &
 spin=$!
-# Ended by SIGINT once the status checks are done: on a slow guest (the
-# 6.1-debug kernel) the two status commands alone took longer than a fixed
+# Ended by SIGINT once the status checks are done: on a slow guest (a debug
+# kernel) the two status commands alone can take longer than a fixed
 # duration. Record names its session on its first line once it runs.
 "$SKYPROF" record -p "$spin" -d 120 -o pid.folded 2>pid.err &
 rec=$!

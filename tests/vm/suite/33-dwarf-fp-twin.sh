@@ -13,8 +13,8 @@
 # the same share in the other within 3 points (a stack below 2 % in one run
 # counts with its real share there, so a threshold crossing of a rare stack
 # such as the C runtime's start-up samples is not a difference). fp_chain's hot path runs inside glibc, which has no
-# frame pointers, so the frame-pointer walk loses the chain there (measured on
-# 6.1: 2.5 % of samples reach main); --dwarf must hold main;chain_a;chain_b;
+# frame pointers, so the frame-pointer walk loses the chain there (few of its
+# samples reach main); --dwarf must hold main;chain_a;chain_b;
 # chain_c in >= 90 % of samples and never in fewer than without it.
 set -eu
 . "$(dirname "$0")/record-lib.bash"
@@ -57,7 +57,7 @@ record() { # NAME WORKLOAD [--dwarf]
 	shift 2
 	local pid
 	# Attached (-p) once the workload runs main, not from its exec: on a
-	# slow kernel (6.1-debug) the C runtime's start-up took a share of a
+	# slow (debug) kernel the C runtime's start-up can take a share of a
 	# 4 s recording large enough to move the comparison (no-main stacks).
 	"$wl" 20 </dev/null >/dev/null &
 	pid=$!

@@ -14,7 +14,7 @@ cd "$OUT"
 # whole chain. Samples of the recorder's child before its exec (comm
 # "skyprof": fork, execve) are not the workload's: they have no user stack of
 # nofp_chain yet. (On a loaded host the drain loses steady-state samples to
-# a full ring, so those few weigh more: 22 of 1453 took 6.12 to 89.6 %.)
+# a full ring, so those few weigh enough to move the share across 90 %.)
 chain_share() {
 	awk '/^skyprof;/ {next} {c = $NF; s = $0; sub(/ [0-9.]+$/, "", s); t += c;
 		if (s ~ /;main;chain_a;chain_b;chain_c(;|$)/) n += c}

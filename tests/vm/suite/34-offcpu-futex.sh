@@ -2,8 +2,8 @@
 # to the right user frames (contender -> lock_acquire -> futex_wait_leaf)
 # over the kernel's futex path, and the time adds up to what the workload
 # measured around its FUTEX_WAIT calls.
-# Under QEMU TCG a capture (kernel unwind + user walk) costs ~100x what it
-# does on hardware, so a few hundred blocks a second exceed the module's
+# Under QEMU TCG a capture (kernel unwind + user walk) costs far more than
+# it does on hardware, so a few hundred blocks a second exceed the module's
 # default 5 % time budget and get skipped (throttled); this checks
 # attribution, so it raises the budget.
 set -u

@@ -38,7 +38,7 @@ stop_pid "$AGENT_PID"
 rc=${PIPESTATUS[0]}
 # switchCount and duration add up to the sleeps: each switch one 20 ms sleep,
 # never less (duration in ns, whole blocks); more by the timer slack and the
-# wake-up's wait for a CPU, which a loaded TCG guest stretches (27 ms seen).
+# wake-up's wait for a CPU, which a loaded TCG guest stretches.
 # (no process substitution: the guest has no /dev/fd)
 nd=$(sed -n 's/.*delivered \([0-9]*\), off-CPU duration \([0-9]*\) ns.*/\1 \2/p' "$OUT/check.txt")
 n=${nd% *} d=${nd#* }

@@ -65,8 +65,8 @@ check "$ok == $RMM" "$ok of $RMM rmmod/insmod while sampling at 10 kHz ($(el "$s
 
 # 3. SIGKILL of the owner mid-session, four owners (the session limit) at a
 # time: their sessions are torn down concurrently (the time is the owners'
-# start-up either way: 142 s for 100 on a heavily loaded host where one at a
-# time took about as long per owner)
+# start-up either way: on a loaded host one owner at a time takes about as
+# long per owner)
 s=$(t) ok=0 i=0
 while [ "$i" -lt "$KIL" ]; do {
 	pids= n=0

@@ -33,7 +33,7 @@ write_config "$OUT/agent.yaml" "127.0.0.1:$OAP_PORT"
 # first looks at each JVM after it exited (a busy worker does that too), so
 # the second one's map, written at exit, is found only through the root held
 # from when the task followed it. (Under TCG each flush also symbolizes
-# libjvm.so anew: tens of seconds on a busy host.)
+# libjvm.so anew, which is slow on a busy host.)
 sed -i 's|match_cmd: .*|match_cmd: " Hot [0-9]"|; s|service_name: agent-e2e|service_name: agent-java|
 	s|flush_interval: .*|flush_interval: 60s|' "$OUT/agent.yaml"
 start_agent "$OUT/agent.yaml" "$OUT/agent.log"
