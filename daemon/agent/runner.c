@@ -121,7 +121,8 @@ static void sink_free(struct run_sink *k)
 /*
  * Worker, at the task's start: load what the first flush needs anyway (the
  * kernel's symbol table, the symbols of each binary the process maps), so
- * that its symbolization, seconds under TCG, overlaps the first flush
+ * that its symbolization, which is slow (every binary's symbols are read),
+ * overlaps the first flush
  * interval (or, locally, the task) instead of following it.
  */
 static void warm_job(void *arg)
@@ -244,8 +245,8 @@ int run_pollfds(struct agent_run *r, struct pollfd *p)
 /*
  * Worker: brings the view up to date with every sample so far. Between
  * flushes (seconds apart) the daemon holds no libdw state: reopening a
- * file's debug information costs milliseconds per flush, keeping it tens
- * of MiB. 0 or -ENOMEM.
+ * file's debug information once per flush costs little time, keeping it
+ * open between flushes much memory. 0 or -ENOMEM.
  */
 static int sink_view(struct run_sink *k)
 {

@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* JIT symbols from /tmp/perf-PID.map (formats.md 4.3). */
+/*
+ * JIT symbols from /tmp/perf-PID.map, which a JIT (node --perf-basic-prof,
+ * a JVM's perf map agent, CPython 3.12+ -X perf) writes and keeps
+ * appending to: one "START SIZE name" line per code region, START and SIZE
+ * hex without 0x, the name the rest of the line (spaces included); later
+ * entries may cover earlier ones when code moves. Format: the Linux
+ * kernel's tools/perf/Documentation/jit-interface.txt.
+ */
 #ifndef SKYPROF_SYM_PERFMAP_H
 #define SKYPROF_SYM_PERFMAP_H
 

@@ -507,7 +507,8 @@ static int read_maps(struct symbolizer *s, struct sym_proc *p)
 	/* Each read of maps takes the target's mmap lock and renders lines
 	 * anew: read in large chunks, so a process with thousands of mappings
 	 * (a VM, a JVM) is not walked a kilobyte at a time. The buffer must be
-	 * ours: given none, glibc keeps its own of st_blksize (1 KiB here)
+	 * ours: given none, glibc keeps its own of st_blksize (1 KiB for files
+	 * in /proc)
 	 * whatever size is asked for. */
 	if (!s->maps_buf)
 		s->maps_buf = malloc(MAPS_READ_BYTES);

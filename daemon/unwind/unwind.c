@@ -400,8 +400,8 @@ static size_t run_unwind(struct unwind_dwarf *u, struct uw_proc *p, const struct
 
 /*
  * libdwfl's unwinder evaluates the CFI afresh for every frame of every
- * sample (allocating as it goes): under TCG it could not keep up with 999 Hz
- * of 8 KiB copies on two CPUs. Most frames need only the three simple rules
+ * sample (allocating as it goes): too slow for the per-sample path at the
+ * usual rates. Most frames need only the three simple rules
  * of struct uw_rule, looked up once per pc with libdw and cached; a sample
  * any of whose frames needs more (another register, an expression, a
  * signal frame, no CFI: libdwfl's own fallbacks) is unwound by libdwfl from
@@ -507,7 +507,6 @@ static void forget_rules(struct unwind_dwarf *u, uint32_t pid)
 		if (u->rules[i].pid == pid)
 			u->rules[i].state = RULE_EMPTY;
 }
-
 
 /* The frames, or -1 when a frame needs more than the fast path knows. */
 static long fast_unwind(struct unwind_dwarf *u, struct uw_proc *p, const struct sp_sample *s,
