@@ -15,11 +15,11 @@ static const struct {
 	int (*main)(int argc, char **argv);
 	const char *description;
 } subcommands[] = {
-	{ "record", cmd_record_main, "profile processes, a cgroup or the system into files" },
-	{ "top", cmd_top_main, "live view of the hottest functions" },
-	{ "report", cmd_report_main, "print or convert a profile written by record" },
-	{ "status", cmd_status_main, "show the kernel module, its limits and sessions" },
-	{ "agent", cmd_agent_main, "SkyWalking agent: register processes, run and upload tasks" },
+	{ "record", cli_record_main, "profile processes, a cgroup or the system into files" },
+	{ "top", cli_top_main, "live view of the hottest functions" },
+	{ "report", cli_report_main, "print or convert a profile written by record" },
+	{ "status", cli_status_main, "show the kernel module, its limits and sessions" },
+	{ "agent", cli_agent_main, "SkyWalking agent: register processes, run and upload tasks" },
 };
 
 static void usage(FILE *f)

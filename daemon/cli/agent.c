@@ -541,7 +541,7 @@ static int loop(struct agent *a)
 	return 0;
 }
 
-int cmd_agent_main(int argc, char **argv)
+int cli_agent_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },

@@ -8,10 +8,10 @@
 #ifndef SKYPROF_CLI_COMMANDS_H
 #define SKYPROF_CLI_COMMANDS_H
 
-int cmd_record_main(int argc, char **argv);
-int cmd_top_main(int argc, char **argv);
-int cmd_status_main(int argc, char **argv);
-int cmd_report_main(int argc, char **argv);
-int cmd_agent_main(int argc, char **argv);
+int cli_record_main(int argc, char **argv);
+int cli_top_main(int argc, char **argv);
+int cli_status_main(int argc, char **argv);
+int cli_report_main(int argc, char **argv);
+int cli_agent_main(int argc, char **argv);
 
 #endif

@@ -489,7 +489,7 @@ static void discard_outputs(void)
 		output_discard(&outs[i]);
 }
 
-int cmd_record_main(int argc, char **argv)
+int cli_record_main(int argc, char **argv)
 {
 	static struct record_opts o;
 	static struct capture cap;

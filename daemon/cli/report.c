@@ -439,7 +439,7 @@ static bool same_kind(const struct view *base, const struct view *p, const char 
 	return false;
 }
 
-int cmd_report_main(int argc, char **argv)
+int cli_report_main(int argc, char **argv)
 {
 	struct report_args a = { .top = 20 };
 	struct output_file outs[MAX_OUTPUTS];

@@ -319,7 +319,7 @@ static void print_text(const struct control_info *info, const struct control_ses
 	}
 }
 
-int cmd_status_main(int argc, char **argv)
+int cli_status_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },

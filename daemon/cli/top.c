@@ -125,7 +125,7 @@ static void show(const struct capture *c, struct run *run, const struct record_o
 	fflush(stdout);
 }
 
-int cmd_top_main(int argc, char **argv)
+int cli_top_main(int argc, char **argv)
 {
 	static struct record_opts o;
 	static struct capture cap;

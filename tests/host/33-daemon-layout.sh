@@ -4,8 +4,8 @@
 # < output < agent < agent/oap < cli. A file includes headers of its own
 # folder and of the folders before it, never after (no climb back), and no
 # two files include each other through any chain (no import circle).
-# Exported functions carry their file's name as prefix (sym_elf_* or elf_*
-# in sym/elf.c).
+# A function other files can call (not static) carries its file's name as
+# prefix: elf_* or sym_elf_* in sym/elf.c.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 exec python3 - "$top/daemon" <<'PY'
@@ -26,7 +26,34 @@ fail = 0
 edges = {}
 bases = {}
 prefix_bad = []
-decl = re.compile(r'^(?:[a-z_][a-z0-9_ ]*[ *])([a-z][a-z0-9_]*)\(')
+
+def prefix_ok(name, mod):
+    stem = os.path.basename(mod)
+    both = mod.replace('/', '_')
+    return any(name == p or name.startswith(p + '_') for p in (stem, both))
+
+def check_prefixes(path, mod):
+    # A function defined at column 0: its signature's first line starts
+    # with a letter, the next ones are indented, and '{' stands alone.
+    lines = open(path, errors='replace').read().split('\n')
+    for i, l in enumerate(lines):
+        if l != '{' or i == 0:
+            continue
+        j = i - 1
+        while j > 0 and lines[j][:1] in ('\t', ' '):
+            j -= 1
+        if not re.match(r'[A-Za-z_]', lines[j]):
+            continue
+        sig = ' '.join(x.strip() for x in lines[j:i])
+        sig = re.sub(r'__attribute__\s*\(\(.*?\)\)\s*', '', sig)
+        head = sig.split('(')[0]
+        if re.search(r'\bstatic\b', head) or '=' in head or mod == 'main':
+            continue
+        m = re.search(r'([A-Za-z_][A-Za-z0-9_]*)\s*\(', sig)
+        # names another program dictates (ld's --wrap) keep their form
+        if m and not m.group(1).startswith('__wrap_') and not prefix_ok(m.group(1), mod):
+            prefix_bad.append('%s.c: %s' % (mod, m.group(1)))
+
 for dp, dn, fn in os.walk(root):
     for f in sorted(fn):
         if not f.endswith(('.c', '.h')):
@@ -35,20 +62,11 @@ for dp, dn, fn in os.walk(root):
         mod = path[len(root) + 1:-2]
         if f.endswith('.c'):
             bases.setdefault(f, []).append(mod)
+            check_prefixes(path, mod)
         for line in open(path, errors='replace'):
             m = re.match(r'#include "([^"]+)\.h"', line)
             if m and m.group(1) != mod and os.path.exists(os.path.join(root, m.group(1) + '.h')):
                 edges.setdefault(mod, set()).add(m.group(1))
-            if f.endswith('.h'):
-                d = decl.match(line)
-                if d and not line.startswith(('static', 'typedef', '#')):
-                    name, stem = d.group(1), os.path.basename(mod)
-                    folder = os.path.dirname(mod).replace('/', '_')
-                    ok = (name.startswith(stem + '_') or name == stem or
-                          (folder and name.startswith(folder + '_' + stem + '_')) or
-                          (folder and name.startswith(folder + '_') and stem == folder.split('_')[-1]))
-                    if not ok:
-                        prefix_bad.append('%s.h: %s' % (mod, name))
 
 climbs = set()
 for a, tos in edges.items():

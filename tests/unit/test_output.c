@@ -33,7 +33,7 @@
 #include "scratch_dir.h"
 #include "view_fixture.h"
 
-int cmd_report_main(int argc, char **argv);
+int cli_report_main(int argc, char **argv);
 
 static void write_fixture(enum profile_kind kind, const char *path)
 {
@@ -459,7 +459,7 @@ static void test_hostile_names(void **state)
 	vf_free(p);
 }
 
-/* Runs cmd_report_main with stdout captured into a file. */
+/* Runs cli_report_main with stdout captured into a file. */
 static int report(const char *out, int argc, char **argv)
 {
 	int saved = dup(1), fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), r;
@@ -467,7 +467,7 @@ static int report(const char *out, int argc, char **argv)
 	fflush(stdout);
 	dup2(fd, 1);
 	close(fd);
-	r = cmd_report_main(argc, argv);
+	r = cli_report_main(argc, argv);
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);

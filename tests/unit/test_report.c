@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `skyprof report` end to end through cmd_report_main, on pprof files
+ * `skyprof report` end to end through cli_report_main, on pprof files
  * written by the project's own writer (and one Go heap profile encoded by
  * a stdlib-only Python script): the filters, --diff (its SVG parsed by
  * Python's xml.etree: the function whose share grew is red, the one whose
@@ -26,7 +26,7 @@
 #include "scratch_dir.h"
 #include "view_fixture.h"
 
-int cmd_report_main(int argc, char **argv);
+int cli_report_main(int argc, char **argv);
 
 static void write_view(struct view *v, const char *path)
 {
@@ -59,7 +59,7 @@ static int report(int argc, ...)
 	dup2(fe, 2);
 	close(fo);
 	close(fe);
-	r = cmd_report_main(argc + 1, argv);
+	r = cli_report_main(argc + 1, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(so, 1);
