@@ -24,6 +24,7 @@
 #include "agent/flush.h"
 #include "agent/log.h"
 #include "agent/oap/oap.h"
+#include "agent/oap/rpc.h"
 #include "agent/procs.h"
 #include "agent/queue.h"
 #include "agent/task.h"
@@ -301,13 +302,13 @@ static void queue_bounds(void **state)
 static void backoff_grows_with_jitter(void **state)
 {
 	(void)state;
-	assert_int_equal(oap_backoff_ms(1, 60000, 0.5), 1000);
-	assert_int_equal(oap_backoff_ms(2, 60000, 0.5), 2000);
-	assert_int_equal(oap_backoff_ms(5, 60000, 0.5), 16000);
-	assert_int_equal(oap_backoff_ms(30, 60000, 0.5), 60000);
-	assert_int_equal(oap_backoff_ms(1, 60000, 0.0), 800);
-	assert_true(oap_backoff_ms(1, 60000, 0.999) < 1200);
-	assert_int_equal(oap_backoff_ms(10, 2000, 0.5), 2000);
+	assert_int_equal(rpc_backoff_ms(1, 60000, 0.5), 1000);
+	assert_int_equal(rpc_backoff_ms(2, 60000, 0.5), 2000);
+	assert_int_equal(rpc_backoff_ms(5, 60000, 0.5), 16000);
+	assert_int_equal(rpc_backoff_ms(30, 60000, 0.5), 60000);
+	assert_int_equal(rpc_backoff_ms(1, 60000, 0.0), 800);
+	assert_true(rpc_backoff_ms(1, 60000, 0.999) < 1200);
+	assert_int_equal(rpc_backoff_ms(10, 2000, 0.5), 2000);
 }
 
 /*
@@ -320,18 +321,18 @@ static void upload_resend_rule(void **state)
 	struct grpc_result r = { .code = GRPC_RESOURCE_EXHAUSTED, .msgs_sent = 3 };
 
 	(void)state;
-	assert_true(oap_nothing_stored(0, &r)); /* the OAP's memory watermark */
+	assert_true(rpc_nothing_stored(0, &r)); /* the OAP's memory watermark */
 	r.local = true;
-	assert_false(oap_nothing_stored(0, &r)); /* our refusal of its answer */
+	assert_false(rpc_nothing_stored(0, &r)); /* our refusal of its answer */
 	r = (struct grpc_result){ .code = GRPC_PERMISSION_DENIED, .msgs_sent = 2 };
-	assert_true(oap_nothing_stored(0, &r));
+	assert_true(rpc_nothing_stored(0, &r));
 	r = (struct grpc_result){ .code = GRPC_DEADLINE_EXCEEDED, .msgs_sent = 2, .local = true };
-	assert_false(oap_nothing_stored(0, &r));
+	assert_false(rpc_nothing_stored(0, &r));
 	r = (struct grpc_result){ .code = GRPC_INTERNAL, .msgs_sent = 2 };
-	assert_false(oap_nothing_stored(0, &r));
-	assert_false(oap_nothing_stored(-ECONNRESET, &r));
+	assert_false(rpc_nothing_stored(0, &r));
+	assert_false(rpc_nothing_stored(-ECONNRESET, &r));
 	r.msgs_sent = 0;
-	assert_true(oap_nothing_stored(-ECONNRESET, &r));
+	assert_true(rpc_nothing_stored(-ECONNRESET, &r));
 }
 
 static void proc_helpers(void **state)
