@@ -31,6 +31,7 @@
 #include "agent/template.h"
 #include "agent/upload.h"
 #include "agent/config.h"
+#include "grpc/call.h"
 #include "grpc/conn.h"
 #include "grpc/frame.h"
 #include "sw_command.pb-c.h"

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "grpc/call.h"
 #include "grpc/conn.h"
 #include "grpc/frame.h"
 

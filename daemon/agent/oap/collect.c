@@ -9,7 +9,7 @@
 #include "agent/oap/oap.h"
 #include "agent/oap/rpc.h"
 #include "agent/queue.h"
-#include "grpc/conn.h"
+#include "grpc/call.h"
 #include "grpc/frame.h"
 
 bool collect_send_batch(struct agent_oap *o, struct upload_batch *b)

@@ -9,7 +9,7 @@
 #include "agent/log.h"
 #include "agent/oap/oap.h"
 #include "agent/oap/rpc.h"
-#include "grpc/conn.h"
+#include "grpc/call.h"
 #include "grpc/frame.h"
 #include "lib/random_bytes.h"
 
