@@ -194,19 +194,31 @@ int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
 			const char *default_uuid, struct cont_apply_stats *st, char *err,
 			size_t errlen)
 {
-	struct cont_apply_stats dummy;
 	char perr[200];
 	struct json *root = json_parse(json, len, perr, sizeof(perr));
+	int r;
+
+	if (!root) {
+		if (st)
+			memset(st, 0, sizeof(*st));
+		snprintf(err, errlen, "policy JSON: %s", perr);
+		return -EINVAL;
+	}
+	r = cont_policies_apply_value(p, root, default_uuid, st, err, errlen);
+	json_free(root);
+	return r;
+}
+
+int cont_policies_apply_value(struct cont_policies *p, const struct json *root,
+			      const char *default_uuid, struct cont_apply_stats *st, char *err,
+			      size_t errlen)
+{
+	struct cont_apply_stats dummy;
 
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
-	if (!root) {
-		snprintf(err, errlen, "policy JSON: %s", perr);
-		return -EINVAL;
-	}
 	if (root->type != JSON_ARRAY) {
-		json_free(root);
 		snprintf(err, errlen, "policy JSON: expected an array of services");
 		return -EINVAL;
 	}
@@ -283,7 +295,6 @@ int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
 						np.items[t][m].count, np.items[t][m].period);
 	}
 	pthread_mutex_unlock(&p->lock);
-	json_free(root);
 	return 0;
 }
 

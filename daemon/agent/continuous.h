@@ -99,6 +99,11 @@ void cont_policies_free(struct cont_policies *p);
 int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
 			const char *default_uuid, struct cont_apply_stats *st, char *err,
 			size_t errlen);
+/* The same, from the value the JSON reader gives (the config's YAML policies). */
+struct json;
+int cont_policies_apply_value(struct cont_policies *p, const struct json *root,
+			      const char *default_uuid, struct cont_apply_stats *st, char *err,
+			      size_t errlen);
 
 /* A copy of the service's policy (false when none). Locks. */
 bool cont_policies_get(struct cont_policies *p, const char *service, struct cont_policy *out);

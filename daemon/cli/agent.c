@@ -645,18 +645,19 @@ int cmd_agent_main(int argc, char **argv)
 			 "registered");
 	a.oap_mode = a.cfg.backend.addr != NULL;
 	cont_policies_init(&a.policies);
-	if (!a.oap_mode && a.cfg.continuous.policies_json) {
+	if (!a.oap_mode && a.cfg.continuous.policies_error) {
+		log_warn("skyprof.continuous.policies: %s", a.cfg.continuous.policies_error);
+	} else if (!a.oap_mode && a.cfg.continuous.policies) {
 		struct cont_apply_stats cst;
 
 		/* the local policies never change: checked once, like the rest */
-		if (cont_policies_apply(&a.policies, a.cfg.continuous.policies_json,
-					strlen(a.cfg.continuous.policies_json), "local", &cst, err,
-					sizeof(err)))
+		if (cont_policies_apply_value(&a.policies, a.cfg.continuous.policies, "local", &cst,
+					      err, sizeof(err)))
 			log_warn("skyprof.continuous.policies: %s", err);
 		else
 			log_info("continuous: %u local service policies, %u checks (%u rejected)",
 				 cst.services, cst.items, cst.rejected + cst.unsupported);
-	} else if (a.oap_mode && a.cfg.continuous.policies_json) {
+	} else if (a.oap_mode && (a.cfg.continuous.policies || a.cfg.continuous.policies_error)) {
 		log_warn("skyprof.continuous.policies: ignored with an OAP (its policies rule)");
 	}
 	if (a.oap_mode || a.policies.n) {
