@@ -72,8 +72,8 @@ static int parse_labels(struct config_ctx *x, yaml_node_t *n, const char *path,
 static int parse_finder(struct config_ctx *x, yaml_node_t *n, const char *base,
 			struct agent_finder *f)
 {
-	static const char *const tmpl_keys[] = { "layer", "service_name", "instance_name",
-						 "process_name" };
+	static const char *const template_keys[] = { "layer", "service_name", "instance_name",
+						     "process_name" };
 	char path[256];
 	int r;
 
@@ -153,8 +153,8 @@ static int parse_finder(struct config_ctx *x, yaml_node_t *n, const char *base,
 					 : f->process_name;
 		char msg[256];
 
-		if (tmpl_check(t, msg, sizeof(msg))) {
-			config_join(path, sizeof(path), base, ".", tmpl_keys[i]);
+		if (template_check(t, msg, sizeof(msg))) {
+			config_join(path, sizeof(path), base, ".", template_keys[i]);
 			return config_fail(x, n, path, "%s", msg);
 		}
 	}

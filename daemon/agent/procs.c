@@ -158,12 +158,12 @@ static bool same_entity(const struct agent_proc *a, const struct agent_proc *b)
 	       !strcmp(a->instance, b->instance) && !strcmp(a->process, b->process);
 }
 
-static char *expand(const char *t, const struct tmpl_process *tp, const struct tmpl_host *h,
+static char *expand(const char *t, const struct template_process *tp, const struct template_host *h,
 		    const char *what, uint32_t pid)
 {
 	char out[512], err[256];
 
-	if (tmpl_expand(t, tp, h, out, sizeof(out), err, sizeof(err))) {
+	if (template_expand(t, tp, h, out, sizeof(out), err, sizeof(err))) {
 		log_warn("discovery: pid %u: %s template: %s", pid, what, err);
 		return NULL;
 	}
@@ -171,11 +171,11 @@ static char *expand(const char *t, const struct tmpl_process *tp, const struct t
 }
 
 /* Build the entity for pid from finder f; 0, or -errno (entry freed). */
-static int build(struct agent_proc *p, const struct agent_finder *f, const struct tmpl_host *h,
+static int build(struct agent_proc *p, const struct agent_finder *f, const struct template_host *h,
 		 const char *root)
 {
 	char path[PATH_MAX], exe[PATH_MAX], cwd[PATH_MAX];
-	struct tmpl_process tp;
+	struct template_process tp;
 	ssize_t n;
 	const char *base;
 
@@ -191,11 +191,11 @@ static int build(struct agent_proc *p, const struct agent_finder *f, const struc
 	p->exe_name = strdup(base);
 	if (!p->exe_path || !p->exe_name)
 		return -ENOMEM;
-	tp = (struct tmpl_process){ .pid = p->pid,
-				    .exe_path = p->exe_path,
-				    .exe_name = p->exe_name,
-				    .cmdline = p->cmdline,
-				    .workdir = cwd };
+	tp = (struct template_process){ .pid = p->pid,
+					.exe_path = p->exe_path,
+					.exe_name = p->exe_name,
+					.cmdline = p->cmdline,
+					.workdir = cwd };
 	p->layer = expand(f->layer, &tp, h, "layer", p->pid);
 	p->service = expand(f->service_name, &tp, h, "service_name", p->pid);
 	p->instance = expand(f->instance_name, &tp, h, "instance_name", p->pid);
@@ -266,7 +266,7 @@ static struct known *known_find(struct known *kn, size_t nk, uint32_t pid, uint6
 
 /* A process not known yet: into *np when a finder matches its command line (0). */
 static int examine(const struct agent_procs *t, const struct agent_config *c,
-		   const struct tmpl_host *h, uint32_t pid, uint64_t start_time,
+		   const struct template_host *h, uint32_t pid, uint64_t start_time,
 		   struct agent_proc *np)
 {
 	char path[PATH_MAX], buf[8192];
@@ -300,7 +300,7 @@ static int examine(const struct agent_procs *t, const struct agent_config *c,
 
 /* The processes of /proc not in kn (those in it are marked seen), into *nv. */
 static void collect_new(struct agent_procs *t, const struct agent_config *c,
-			const struct tmpl_host *h, DIR *d, struct known *kn, size_t nk,
+			const struct template_host *h, DIR *d, struct known *kn, size_t nk,
 			struct agent_proc **nv, size_t *nn)
 {
 	size_t cap_n = 0;
@@ -404,7 +404,7 @@ static int add_new(struct agent_procs *t, struct agent_proc *nv, size_t nn)
  * under the lock at the end. Only scans change which processes the table
  * holds, so the copy stays right meanwhile.
  */
-int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct tmpl_host *h)
+int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct template_host *h)
 {
 	DIR *d = opendir(t->proc_root);
 	struct known *kn;

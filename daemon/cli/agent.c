@@ -168,10 +168,10 @@ struct agent {
 	struct flush_worker worker;
 	struct agent_inbox inbox;
 	struct agent_oap oap;
-	struct cont_policies policies; /* continuous profiling */
+	struct continuous_policies policies; /* continuous profiling */
 	struct cmon *cmon;
 	bool oap_mode;
-	struct tmpl_host host;
+	struct template_host host;
 	char hostname[256];
 	char agent_id[37];
 	struct held held[MAX_RUNS];
@@ -640,15 +640,15 @@ static void continuous_setup(struct agent *a)
 	const struct agent_config *c = &a->cfg;
 	char err[1024];
 
-	cont_policies_init(&a->policies);
+	continuous_policies_init(&a->policies);
 	if (!a->oap_mode && c->continuous.policies_error) {
 		log_warn("skyprof.continuous.policies: %s", c->continuous.policies_error);
 	} else if (!a->oap_mode && c->continuous.policies) {
-		struct cont_apply_stats cst;
+		struct continuous_apply_stats cst;
 
 		/* the local policies never change: checked once, like the rest */
-		if (cont_policies_apply_value(&a->policies, c->continuous.policies, "local", &cst,
-					      err, sizeof(err)))
+		if (continuous_policies_apply_value(&a->policies, c->continuous.policies, "local",
+						    &cst, err, sizeof(err)))
 			log_warn("skyprof.continuous.policies: %s", err);
 		else
 			log_info("continuous: %u local service policies, %u checks (%u rejected)",
@@ -674,9 +674,9 @@ static int start(struct agent *a)
 	make_uuid(a->agent_id);
 	if (gethostname(a->hostname, sizeof(a->hostname) - 1))
 		snprintf(a->hostname, sizeof(a->hostname), "localhost");
-	a->host = (struct tmpl_host){ .hostname = a->hostname,
-				      .instance_id = a->agent_id,
-				      .ip = tmpl_host_ip };
+	a->host = (struct template_host){ .hostname = a->hostname,
+					  .instance_id = a->agent_id,
+					  .ip = template_host_ip };
 	procs_init(&a->procs, NULL);
 	queue_init(&a->queue, a->cfg.skyprof.queue_bytes);
 	r = flush_worker_start(&a->worker, FLUSH_QUEUE_JOBS);
@@ -735,7 +735,7 @@ static void shutdown_agent(struct agent *a)
 			 STOP_DRAIN_MS);
 	report_stats(a, "exit");
 	cmon_free(a->cmon);
-	cont_policies_free(&a->policies);
+	continuous_policies_free(&a->policies);
 	inbox_destroy(&a->inbox);
 	queue_destroy(&a->queue);
 	procs_free(&a->procs);

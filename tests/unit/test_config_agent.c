@@ -456,9 +456,9 @@ static void yaml_policies(void **state)
 		"\"PROCESS_CPU\":{\"Threshold\":\"50\",\"Period\":5,\"Count\":3},"
 		"\"THREAD_COUNT\":{\"Threshold\":40,\"Period\":\"4\",\"Count\":2}},"
 		"\"OFF_CPU\":{\"SYSTEM_LOAD\":{\"Threshold\":1.5e0,\"Period\":10,\"Count\":10}}}}]";
-	struct cont_policies from_yaml, from_json;
-	struct cont_apply_stats sy, sj;
-	struct cont_policy py, pj;
+	struct continuous_policies from_yaml, from_json;
+	struct continuous_apply_stats sy, sj;
+	struct continuous_policy py, pj;
 
 	(void)state;
 	assert_int_equal(
@@ -473,26 +473,27 @@ static void yaml_policies(void **state)
 		0);
 	assert_non_null(c.continuous.policies);
 	assert_null(c.continuous.policies_error);
-	cont_policies_init(&from_yaml);
-	cont_policies_init(&from_json);
-	assert_int_equal(cont_policies_apply_value(&from_yaml, c.continuous.policies, "local", &sy,
-						   err, sizeof(err)),
+	continuous_policies_init(&from_yaml);
+	continuous_policies_init(&from_json);
+	assert_int_equal(continuous_policies_apply_value(&from_yaml, c.continuous.policies, "local",
+							 &sy, err, sizeof(err)),
 			 0);
-	assert_int_equal(
-		cont_policies_apply(&from_json, js, strlen(js), "local", &sj, err, sizeof(err)), 0);
+	assert_int_equal(continuous_policies_apply(&from_json, js, strlen(js), "local", &sj, err,
+						   sizeof(err)),
+			 0);
 	/* a quoted '4' is a string, which Period refuses, in both */
 	assert_int_equal(sy.items, 2);
 	assert_int_equal(sy.rejected, 1);
 	assert_memory_equal(&sy, &sj, sizeof(sy));
-	assert_true(cont_policies_get(&from_yaml, "svc", &py));
-	assert_true(cont_policies_get(&from_json, "svc", &pj));
+	assert_true(continuous_policies_get(&from_yaml, "svc", &py));
+	assert_true(continuous_policies_get(&from_json, "svc", &pj));
 	assert_memory_equal(py.items, pj.items, sizeof(py.items));
-	assert_true(py.items[0][CONT_PROCESS_CPU].set);
-	assert_true(py.items[0][CONT_PROCESS_CPU].threshold == 50);
-	assert_int_equal(py.items[0][CONT_PROCESS_CPU].period, 5);
-	assert_true(py.items[1][CONT_SYSTEM_LOAD].threshold == 1.5);
-	cont_policies_free(&from_yaml);
-	cont_policies_free(&from_json);
+	assert_true(py.items[0][CONTINUOUS_PROCESS_CPU].set);
+	assert_true(py.items[0][CONTINUOUS_PROCESS_CPU].threshold == 50);
+	assert_int_equal(py.items[0][CONTINUOUS_PROCESS_CPU].period, 5);
+	assert_true(py.items[1][CONTINUOUS_SYSTEM_LOAD].threshold == 1.5);
+	continuous_policies_free(&from_yaml);
+	continuous_policies_free(&from_json);
 
 	/* A number the JSON reader refuses: the load goes on, the policies are not used. */
 	assert_int_equal(load("skyprof:\n  continuous:\n    policies:\n"

@@ -55,7 +55,7 @@ void continuous_profiling_query_policies(struct agent_oap *o)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		skywalking__v3__continuous_profiling_service_policy_query__init(&ents[i]);
-		cont_policies_uuid(o->policies, names[i], uuids[i], sizeof(uuids[i]));
+		continuous_policies_uuid(o->policies, names[i], uuids[i], sizeof(uuids[i]));
 		ents[i].servicename = names[i];
 		ents[i].uuid = uuids[i];
 		ep[i] = &ents[i];
@@ -67,7 +67,7 @@ void continuous_profiling_query_policies(struct agent_oap *o)
 	for (size_t i = 0; i < cmds->n_commands; i++) {
 		const Skywalking__V3__Command *c = cmds->commands[i];
 		const char *js = rpc_command_arg(c, "ServiceWithPolicyJSON");
-		struct cont_apply_stats st;
+		struct continuous_apply_stats st;
 		char err[256];
 
 		if (!c || !c->command || strcmp(c->command, "ContinuousProfilingPolicyQuery"))
@@ -77,7 +77,8 @@ void continuous_profiling_query_policies(struct agent_oap *o)
 			o->st.commands_rejected++;
 			continue;
 		}
-		if (cont_policies_apply(o->policies, js, strlen(js), NULL, &st, err, sizeof(err))) {
+		if (continuous_policies_apply(o->policies, js, strlen(js), NULL, &st, err,
+					      sizeof(err))) {
 			log_warn("OAP: continuous policies rejected: %s", err);
 			o->st.commands_rejected++;
 			continue;
@@ -96,12 +97,13 @@ out:
 
 /* Report one fired policy; the task id of the answer becomes a task for the
  * main thread, run like a UI task. false when the call failed (retry). */
-static bool report_trigger(struct agent_oap *o, const struct cont_trigger *tr)
+static bool report_trigger(struct agent_oap *o, const struct continuous_trigger *tr)
 {
 	Skywalking__V3__ContinuousProfilingReport r =
 		SKYWALKING__V3__CONTINUOUS_PROFILING_REPORT__INIT;
-	Skywalking__V3__ContinuousProfilingCause causes[CONT_NR_MONITORS], *cp[CONT_NR_MONITORS];
-	Skywalking__V3__ContinuousProfilingSingleValueCause sv[CONT_NR_MONITORS];
+	Skywalking__V3__ContinuousProfilingCause causes[CONTINUOUS_NR_MONITORS],
+		*cp[CONTINUOUS_NR_MONITORS];
+	Skywalking__V3__ContinuousProfilingSingleValueCause sv[CONTINUOUS_NR_MONITORS];
 	Skywalking__V3__ContinuousOnCPUProfilingTask on =
 		SKYWALKING__V3__CONTINUOUS_ON_CPUPROFILING_TASK__INIT;
 	Skywalking__V3__ContinuousOffCPUProfilingTask off =
@@ -172,12 +174,12 @@ static bool report_trigger(struct agent_oap *o, const struct cont_trigger *tr)
 
 void continuous_profiling_report_triggers(struct agent_oap *o)
 {
-	struct cont_trigger tr;
+	struct continuous_trigger tr;
 
-	while (cont_trigger_pop(o->policies, &tr))
+	while (continuous_trigger_pop(o->policies, &tr))
 		if (!report_trigger(o, &tr)) {
 			/* back in line for after the backoff; a full queue loses it (logged) */
-			if (!cont_trigger_push(o->policies, &tr))
+			if (!continuous_trigger_push(o->policies, &tr))
 				log_warn("continuous: trigger for %s dropped: queue full",
 					 tr.process);
 			break;

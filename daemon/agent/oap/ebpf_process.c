@@ -210,7 +210,7 @@ void ebpf_process_report(struct agent_oap *o, bool full)
 	uint8_t *buf = NULL;
 	size_t n = 0, len;
 
-	tmpl_host_ip(NULL, 2 /* AF_INET */, "en0", r.host_ip, sizeof(r.host_ip));
+	template_host_ip(NULL, 2 /* AF_INET */, "en0", r.host_ip, sizeof(r.host_ip));
 	pthread_mutex_lock(&t->lock);
 	for (size_t i = 0; i < t->n; i++)
 		if (full || t->v[i].state == PROC_NEW)

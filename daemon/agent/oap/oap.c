@@ -123,8 +123,9 @@ static void *oap_thread(void *arg)
 }
 
 int oap_start(struct agent_oap *o, const struct agent_config *cfg, struct agent_procs *procs,
-	      struct upload_queue *queue, struct agent_inbox *inbox, const struct tmpl_host *host,
-	      struct cont_policies *policies, const char *agent_id, char *err, size_t errlen)
+	      struct upload_queue *queue, struct agent_inbox *inbox,
+	      const struct template_host *host, struct continuous_policies *policies,
+	      const char *agent_id, char *err, size_t errlen)
 {
 	struct grpc_opts go = {
 		.addr = cfg->backend.addr,

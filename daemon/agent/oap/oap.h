@@ -25,8 +25,8 @@ struct agent_config;
 struct agent_procs;
 struct upload_queue;
 struct grpc_conn;
-struct tmpl_host;
-struct cont_policies;
+struct template_host;
+struct continuous_policies;
 
 struct oap_stats {
 	_Atomic uint64_t calls_ok, calls_failed, reconnects;
@@ -39,8 +39,8 @@ struct agent_oap {
 	struct agent_procs *procs;
 	struct upload_queue *queue;
 	struct agent_inbox *inbox;
-	const struct tmpl_host *host;
-	struct cont_policies *policies; /* continuous profiling; NULL: off */
+	const struct template_host *host;
+	struct continuous_policies *policies; /* continuous profiling; NULL: off */
 	char agent_id[40];
 	struct grpc_conn *conn;
 	pthread_t thread;
@@ -61,8 +61,9 @@ struct agent_oap {
 
 /* Connects lazily; starts the thread. 0 or -errno with err. */
 int oap_start(struct agent_oap *o, const struct agent_config *cfg, struct agent_procs *procs,
-	      struct upload_queue *queue, struct agent_inbox *inbox, const struct tmpl_host *host,
-	      struct cont_policies *policies, const char *agent_id, char *err, size_t errlen);
+	      struct upload_queue *queue, struct agent_inbox *inbox,
+	      const struct template_host *host, struct continuous_policies *policies,
+	      const char *agent_id, char *err, size_t errlen);
 /* Stop the thread, giving pending uploads up to drain_ms. */
 void oap_stop(struct agent_oap *o, uint32_t drain_ms);
 
