@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The continuous-profiling monitor; see agent_cmon.h. */
+/* The continuous-profiling monitor; see cmon.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -4,8 +4,8 @@
  * keys for everything the two share, plus a `skyprof:` section for our own
  * settings. docs/agent.md documents every key.
  *
- * Parsing is apart from using it (as wg's config.c is apart from set.c):
- * config_load_* only turns YAML into this struct and checks it. Every value
+ * Parsing is apart from using it: config_load_* only turns YAML into this
+ * struct and checks it; what the values do is up to their users. Every value
  * goes through rover's ${ENV_NAME:default} substitution first. Unknown keys
  * are warned about (and counted); an invalid value fails the load with a
  * message that names the key.
@@ -24,7 +24,7 @@ struct agent_finder {
 	char *match_cmd; /* POSIX extended regex over the command line */
 	regex_t re;
 	bool re_ok;
-	char *layer; /* templates, see agent_template.h */
+	char *layer; /* templates, see template.h */
 	char *service_name;
 	char *instance_name;
 	char *process_name;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Continuous profiling policies, metrics and windows; see agent_continuous.h. */
+/* Continuous profiling policies, metrics and windows; see continuous.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Continuous profiling as SkyWalking means it (protocol notes 2.4, 2.5,
- * 2.9, 9(b)): per-service policies from the OAP (queryPolicies'
- * ServiceWithPolicyJSON) or from the local config, local metrics sampled
+ * Continuous profiling as SkyWalking means it (docs/agent.md, "Continuous
+ * profiling", has the protocol's side): per-service policies from the OAP
+ * (queryPolicies' ServiceWithPolicyJSON) or from the local config, local metrics sampled
  * every second from /proc, and a trigger when at least Count of the last
  * Period one-second windows reach a threshold.
  *
  * Split so the rules are testable without a process or an OAP:
- *  - continuous_policies_apply(): JSON -> policy store (validation, deletion);
+ *  - continuous_policies_apply(): JSON (text or the reader's value) -> policy
+ *    store (validation, deletion);
  *  - continuous_parse_stat() / continuous_cpu_percent() / continuous_parse_loadavg(): /proc;
  *  - continuous_window_*: the Period/Count evaluation.
  * The store is shared by the OAP thread (writes policies, reads UUIDs, sends

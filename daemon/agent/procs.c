@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Host process discovery; see agent_procs.h. */
+/* Host process discovery; see procs.h. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Entity name templates; see agent_template.h. The grammar is small on
+ * Entity name templates; see template.h. The grammar is small on
  * purpose: an action is one field, optionally with one quoted argument, so
  * a config that uses anything else fails at load time with the reason
  * rather than producing odd names later.

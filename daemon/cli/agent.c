@@ -4,8 +4,8 @@
  *
  * Threads: this one runs tasks and drains their rings; the scanner thread
  * discovers processes (reading /proc takes a while under load); the flush
- * worker (agent_flush.c) symbolizes and encodes each flush; the OAP thread
- * (agent_oap.c) does every network call. They meet in four places, each
+ * worker (agent/flush.c) symbolizes and encodes each flush; the OAP thread
+ * (agent/oap/) does every network call. They meet in four places, each
  * with its own lock: the process table, the task inbox, the flush queue and
  * the upload queue. Without core.backend.addr there is no OAP thread: tasks come
  * from the skyprof.schedule section and profiles go to the spool directory.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The agent's config (config_agent.c): every rover 0.5 key it accepts, the
+ * The agent's config (agent/config*.c): every rover 0.5 key it accepts, the
  * skyprof section, ${ENV:default}, durations, and the errors that must name
  * their key.
  */
