@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The continuous-profiling monitor; see agent_cmon.h. */
+/* The continuous-profiling monitor; see cmon.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,13 +22,13 @@ struct cmon_proc {
 	uint64_t start_time;
 	uint64_t prev_ticks, prev_ms;
 	bool have_prev, seen;
-	uint64_t silence_until[CONT_NR_TARGETS]; /* wall ms */
-	struct cont_window w[CONT_NR_MONITORS];
+	uint64_t silence_until[CONTINUOUS_NR_TARGETS]; /* wall ms */
+	struct continuous_window w[CONTINUOUS_NR_MONITORS];
 };
 
 struct cmon {
 	const struct agent_config *cfg;
-	struct cont_policies *pol;
+	struct continuous_policies *pol;
 	struct agent_procs *procs;
 	struct upload_queue *queue;
 	const char *proc_root;
@@ -39,7 +39,7 @@ struct cmon {
 	uint64_t local_seq;
 };
 
-struct cmon *cmon_new(const struct agent_config *cfg, struct cont_policies *pol,
+struct cmon *cmon_new(const struct agent_config *cfg, struct continuous_policies *pol,
 		      struct agent_procs *procs, struct upload_queue *queue, const char *proc_root)
 {
 	struct cmon *m = calloc(1, sizeof(*m));
@@ -107,7 +107,7 @@ static void fetch(struct cmon *m, uint64_t now)
 	char path[64], buf[1024];
 	double load1 = 0;
 
-	if (read_small("/proc/loadavg", buf, sizeof(buf)) || cont_parse_loadavg(buf, &load1))
+	if (read_small("/proc/loadavg", buf, sizeof(buf)) || continuous_parse_loadavg(buf, &load1))
 		load1 = 0;
 	for (size_t i = 0; i < m->n; i++)
 		m->v[i]->seen = false;
@@ -121,17 +121,19 @@ static void fetch(struct cmon *m, uint64_t now)
 			continue;
 		p->seen = true;
 		snprintf(path, sizeof(path), "%s/%u/stat", m->proc_root, p->pid);
-		if (read_small(path, buf, sizeof(buf)) || cont_parse_stat(buf, &ticks, &threads))
+		if (read_small(path, buf, sizeof(buf)) ||
+		    continuous_parse_stat(buf, &ticks, &threads))
 			continue;
 		if (p->have_prev)
-			cont_window_push(&p->w[CONT_PROCESS_CPU],
-					 cont_cpu_percent(p->prev_ticks, ticks, m->clk_tck,
-							  now - p->prev_ms));
+			continuous_window_push(&p->w[CONTINUOUS_PROCESS_CPU],
+					       continuous_cpu_percent(p->prev_ticks, ticks,
+								      m->clk_tck,
+								      now - p->prev_ms));
 		/* thread count and load need no previous read, but are pushed in step
 		 * with CPU so the three windows cover the same seconds */
 		if (p->have_prev) {
-			cont_window_push(&p->w[CONT_THREAD_COUNT], threads);
-			cont_window_push(&p->w[CONT_SYSTEM_LOAD], load1);
+			continuous_window_push(&p->w[CONTINUOUS_THREAD_COUNT], threads);
+			continuous_window_push(&p->w[CONTINUOUS_SYSTEM_LOAD], load1);
 		}
 		p->prev_ticks = ticks;
 		p->prev_ms = now;
@@ -150,14 +152,15 @@ static void fetch(struct cmon *m, uint64_t now)
 
 /* One MeterDataCollection per process with a policy: rover's meter names. */
 static void add_meters(struct cmon *m, struct upload_batch *b, const struct agent_proc *ap,
-		       const struct cmon_proc *p, const struct cont_policy *pol, uint64_t wall)
+		       const struct cmon_proc *p, const struct continuous_policy *pol,
+		       uint64_t wall)
 {
 	Skywalking__V3__MeterDataCollection coll = SKYWALKING__V3__METER_DATA_COLLECTION__INIT;
-	Skywalking__V3__MeterData md[CONT_NR_MONITORS], *mdp[CONT_NR_MONITORS];
-	Skywalking__V3__MeterSingleValue sv[CONT_NR_MONITORS];
+	Skywalking__V3__MeterData md[CONTINUOUS_NR_MONITORS], *mdp[CONTINUOUS_NR_MONITORS];
+	Skywalking__V3__MeterSingleValue sv[CONTINUOUS_NR_MONITORS];
 	Skywalking__V3__Label lab[2] = { SKYWALKING__V3__LABEL__INIT, SKYWALKING__V3__LABEL__INIT };
 	Skywalking__V3__Label *labp[2] = { &lab[0], &lab[1] };
-	char names[CONT_NR_MONITORS][128];
+	char names[CONTINUOUS_NR_MONITORS][128];
 	size_t n = 0, len;
 	uint8_t *buf;
 
@@ -165,20 +168,20 @@ static void add_meters(struct cmon *m, struct upload_batch *b, const struct agen
 	lab[0].value = ap->process;
 	lab[1].name = "layer";
 	lab[1].value = ap->layer;
-	for (int mo = 0; mo < CONT_NR_MONITORS; mo++) {
+	for (int mo = 0; mo < CONTINUOUS_NR_MONITORS; mo++) {
 		bool used = false;
 
-		for (int t = 0; t < CONT_NR_TARGETS; t++)
+		for (int t = 0; t < CONTINUOUS_NR_TARGETS; t++)
 			used |= pol->items[t][mo].set;
 		if (!used || !p->w[mo].n)
 			continue;
 		snprintf(names[n], sizeof(names[n]), "%s_%s", m->cfg->continuous.meter_prefix,
-			 cont_meter_suffix(mo));
+			 continuous_meter_suffix(mo));
 		skywalking__v3__meter_single_value__init(&sv[n]);
 		sv[n].name = names[n];
 		sv[n].n_labels = 2;
 		sv[n].labels = labp;
-		sv[n].value = cont_window_last(&p->w[mo]);
+		sv[n].value = continuous_window_last(&p->w[mo]);
 		skywalking__v3__meter_data__init(&md[n]);
 		md[n].metric_case = SKYWALKING__V3__METER_DATA__METRIC_SINGLE_VALUE;
 		md[n].singlevalue = &sv[n];
@@ -202,7 +205,8 @@ static void add_meters(struct cmon *m, struct upload_batch *b, const struct agen
 }
 
 static void fire(struct cmon *m, const struct agent_proc *ap, struct cmon_proc *p, int ti,
-		 const struct cont_trigger *tr, struct task_spec *out, size_t *nout, size_t max)
+		 const struct continuous_trigger *tr, struct task_spec *out, size_t *nout,
+		 size_t max)
 {
 	uint64_t wall = agent_wall_ms();
 	char causes[256] = "";
@@ -210,7 +214,8 @@ static void fire(struct cmon *m, const struct agent_proc *ap, struct cmon_proc *
 
 	for (size_t i = 0; i < tr->nr_causes && off < sizeof(causes); i++)
 		off += (size_t)snprintf(causes + off, sizeof(causes) - off, "%s%s %.2f >= %g",
-					i ? ", " : "", cont_monitor_name(tr->causes[i].monitor),
+					i ? ", " : "",
+					continuous_monitor_name(tr->causes[i].monitor),
 					tr->causes[i].current, tr->causes[i].threshold);
 	log_info("continuous: pid %u (%s of %s) fired %s: %s", p->pid, ap->process, ap->service,
 		 task_target_name(tr->target), causes);
@@ -218,9 +223,9 @@ static void fire(struct cmon *m, const struct agent_proc *ap, struct cmon_proc *
 	p->silence_until[ti] = wall + m->cfg->continuous.execute_duration_ms +
 			       m->cfg->continuous.silence_duration_ms;
 	if (m->queue) {
-		if (!cont_trigger_push(m->pol, tr))
+		if (!continuous_trigger_push(m->pol, tr))
 			log_warn("continuous: pid %u: trigger dropped: %d are waiting for the OAP",
-				 p->pid, CONT_MAX_TRIGGERS);
+				 p->pid, CONTINUOUS_MAX_TRIGGERS);
 		return;
 	}
 	if (*nout < max) {
@@ -248,12 +253,12 @@ static void check(struct cmon *m, cmon_busy_fn busy, void *arg, struct task_spec
 	for (size_t i = 0; i < t->n; i++) {
 		struct agent_proc *ap = &t->v[i];
 		struct cmon_proc *p = NULL;
-		struct cont_policy pol;
+		struct continuous_policy pol;
 
 		for (size_t k = 0; k < m->n && !p; k++)
 			if (m->v[k]->pid == ap->pid && m->v[k]->start_time == ap->start_time)
 				p = m->v[k];
-		if (!p || !cont_policies_get(m->pol, ap->service, &pol))
+		if (!p || !continuous_policies_get(m->pol, ap->service, &pol))
 			continue;
 		if (m->queue) {
 			/* the OAP derives the task's process from the names: it must know it */
@@ -265,19 +270,20 @@ static void check(struct cmon *m, cmon_busy_fn busy, void *arg, struct task_spec
 			/* locally the formula's id is the process's id (as the schedule) */
 			snprintf(ap->process_id, sizeof(ap->process_id), "%s", ap->expected_id);
 		}
-		for (int ti = 0; ti < CONT_NR_TARGETS; ti++) {
-			struct cont_trigger tr = { 0 };
+		for (int ti = 0; ti < CONTINUOUS_NR_TARGETS; ti++) {
+			struct continuous_trigger tr = { 0 };
 
 			tr.target = ti == 0 ? AGENT_TARGET_ON_CPU : AGENT_TARGET_OFF_CPU;
 			if (wall < p->silence_until[ti] ||
 			    (busy && busy(arg, ap->pid, ap->process_id, tr.target)))
 				continue;
-			for (int mo = 0; mo < CONT_NR_MONITORS; mo++) {
-				const struct cont_item *it = &pol.items[ti][mo];
+			for (int mo = 0; mo < CONTINUOUS_NR_MONITORS; mo++) {
+				const struct continuous_item *it = &pol.items[ti][mo];
 				double cur = 0;
 
-				if (!it->set || !cont_window_fires(&p->w[mo], it->threshold,
-								   it->period, it->count, &cur))
+				if (!it->set ||
+				    !continuous_window_fires(&p->w[mo], it->threshold, it->period,
+							     it->count, &cur))
 					continue;
 				tr.causes[tr.nr_causes].monitor = mo;
 				tr.causes[tr.nr_causes].threshold = it->threshold;

@@ -19,14 +19,14 @@
 
 struct agent_config;
 struct agent_procs;
-struct cont_policies;
+struct continuous_policies;
 struct upload_queue;
 struct cmon;
 
 #define CMON_PATH_METERS "/skywalking.v3.MeterReportService/collectBatch"
 
 /* queue NULL: no OAP (no meters; fired policies become local tasks). */
-struct cmon *cmon_new(const struct agent_config *cfg, struct cont_policies *pol,
+struct cmon *cmon_new(const struct agent_config *cfg, struct continuous_policies *pol,
 		      struct agent_procs *procs, struct upload_queue *queue, const char *proc_root);
 void cmon_free(struct cmon *m);
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The agent's configuration; see config_agent.h.
+ * The agent's configuration; see config.h. This file is the schema (the
+ * table of keys), the walk over the document and the checks of the whole;
+ * the value parsers are in config_parse.c, the two structured keys in
+ * config_finders.c and config_policies.c.
  *
  * libyaml's document loader gives the tree with line numbers; a table of
  * known keys (full dotted paths) says how each value is parsed and where it
@@ -22,7 +25,10 @@
 #include "agent/log.h"
 #include "agent/template.h"
 #include "agent/config.h"
+#include "agent/config_internal.h"
+#include "agent/config_parse.h"
 #include "lib/duration.h"
+#include "lib/json.h"
 #include "lib/net_addr.h"
 
 #define DEFAULT_SPOOL "/var/lib/skyprof/spool"
@@ -81,7 +87,8 @@ void config_free(struct agent_config *c)
 		finder_free(&c->finders[i]);
 	free(c->finders);
 	free(c->continuous.meter_prefix);
-	free(c->continuous.policies_json);
+	json_free(c->continuous.policies);
+	free(c->continuous.policies_error);
 	free(c->skyprof.spool_dir);
 	memset(c, 0, sizeof(*c));
 }
@@ -96,91 +103,6 @@ uint32_t config_oncpu_freq(const struct agent_config *c)
 }
 
 /* Value parsers --------------------------------------------------------------- */
-
-int config_subst_env(const char *in, char **out)
-{
-	size_t cap = strlen(in) + 1, len = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return -ENOMEM;
-#define APPEND(p, n)                                                                               \
-	do {                                                                                       \
-		size_t n_ = (n);                                                                   \
-		if (len + n_ + 1 > cap) {                                                          \
-			char *nb;                                                                  \
-			cap = (len + n_ + 1) * 2;                                                  \
-			nb = realloc(buf, cap);                                                    \
-			if (!nb) {                                                                 \
-				free(buf);                                                         \
-				return -ENOMEM;                                                    \
-			}                                                                          \
-			buf = nb;                                                                  \
-		}                                                                                  \
-		memcpy(buf + len, (p), n_);                                                        \
-		len += n_;                                                                         \
-	} while (0)
-	while (*in) {
-		const char *start = strstr(in, "${"), *name, *colon = NULL, *end;
-		int depth = 0;
-
-		if (!start) {
-			APPEND(in, strlen(in));
-			break;
-		}
-		APPEND(in, (size_t)(start - in));
-		name = start + 2;
-		/* The default may itself hold braces ({{.Rover.HostIPV4 "en0"}}):
-		 * the reference ends at the '}' that balances its '{'. */
-		for (end = name; *end; end++) {
-			if (*end == ':' && !colon && !depth)
-				colon = end;
-			else if (*end == '{')
-				depth++;
-			else if (*end == '}' && depth-- == 0)
-				break;
-		}
-		if (!*end) {
-			free(buf);
-			return -EINVAL;
-		}
-		{
-			size_t nl = (size_t)((colon ? colon : end) - name);
-			char var[256];
-			const char *val;
-
-			if (!nl || nl >= sizeof(var)) {
-				free(buf);
-				return -EINVAL;
-			}
-			memcpy(var, name, nl);
-			var[nl] = 0;
-			for (size_t i = 0; i < nl; i++)
-				if (!(isalnum((unsigned char)var[i]) || var[i] == '_')) {
-					free(buf);
-					return -EINVAL;
-				}
-			val = getenv(var);
-			if (val && *val) {
-				APPEND(val, strlen(val));
-			} else if (colon) {
-				const char *d = colon + 1;
-				size_t dl = (size_t)(end - d);
-
-				if (dl >= 2 && d[0] == '"' && d[dl - 1] == '"') {
-					d++;
-					dl -= 2;
-				}
-				APPEND(d, dl);
-			}
-		}
-		in = end + 1;
-	}
-#undef APPEND
-	buf[len] = 0;
-	*out = buf;
-	return 0;
-}
 
 int config_parse_duration_ns(const char *s, uint64_t *ns)
 {
@@ -213,64 +135,6 @@ int config_parse_duration_ms(const char *s, uint64_t *ms)
 	return r;
 }
 
-int config_parse_size(const char *s, uint64_t *bytes)
-{
-	static const struct {
-		const char *suffix;
-		uint64_t mult;
-	} units[] = {
-		{ "", 1 },
-		{ "b", 1 },
-		{ "k", 1 << 10 },
-		{ "kb", 1000 },
-		{ "kib", 1 << 10 },
-		{ "m", 1 << 20 },
-		{ "mb", 1000000 },
-		{ "mib", 1 << 20 },
-		{ "g", 1ull << 30 },
-		{ "gb", 1000000000 },
-		{ "gib", 1ull << 30 },
-	};
-	unsigned long long v;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	while (*end == ' ')
-		end++;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(end, units[i].suffix))
-			continue;
-		if (v > UINT64_MAX / units[i].mult)
-			return -EINVAL;
-		*bytes = v * units[i].mult;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int config_parse_bool(const char *s, bool *out)
-{
-	static const char *const yes[] = { "true", "yes", "on", "1" };
-	static const char *const no[] = { "false", "no", "off", "0" };
-
-	for (size_t i = 0; i < 4; i++) {
-		if (!strcasecmp(s, yes[i])) {
-			*out = true;
-			return 0;
-		}
-		if (!strcasecmp(s, no[i])) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 /* The schema -------------------------------------------------------------------- */
 
 enum ktype {
@@ -287,7 +151,7 @@ enum ktype {
 	K_MODE,
 	K_TARGET,
 	K_FINDERS,
-	K_POLICIES, /* a YAML subtree kept as JSON text */
+	K_POLICIES, /* a YAML subtree read as the JSON reader's value */
 };
 
 struct key {
@@ -363,16 +227,7 @@ static const struct key keys[] = {
 };
 #undef O
 
-struct ctx {
-	yaml_document_t *doc;
-	struct agent_config *c;
-	char *err;
-	size_t errlen;
-};
-
-static int fail(struct ctx *x, yaml_node_t *n, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(struct ctx *x, yaml_node_t *n, const char *path, const char *fmt, ...)
+int config_fail(struct config_ctx *x, yaml_node_t *n, const char *path, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -384,9 +239,7 @@ static int fail(struct ctx *x, yaml_node_t *n, const char *path, const char *fmt
 	return -EINVAL;
 }
 
-/* A dotted key path; a path too long for the buffer is cut (it is only
- * ever printed or compared against the table's short ones). */
-static void join(char *out, size_t outlen, const char *a, const char *sep, const char *b)
+void config_join(char *out, size_t outlen, const char *a, const char *sep, const char *b)
 {
 	if (snprintf(out, outlen, "%s%s%s", a, sep, b) >= (int)outlen)
 		out[outlen - 1] = 0;
@@ -400,25 +253,24 @@ static const struct key *find_key(const char *path)
 	return NULL;
 }
 
-/* The scalar's text after ${ENV:default} substitution, malloc'ed. */
-static int scalar_value(struct ctx *x, yaml_node_t *n, const char *path, char **out)
+int config_scalar(struct config_ctx *x, yaml_node_t *n, const char *path, char **out)
 {
 	char *raw;
 	int r;
 
 	if (n->type != YAML_SCALAR_NODE)
-		return fail(x, n, path, "expected a single value");
+		return config_fail(x, n, path, "expected a single value");
 	raw = strndup((const char *)n->data.scalar.value, n->data.scalar.length);
 	if (!raw)
 		return -ENOMEM;
-	r = config_subst_env(raw, out);
+	r = config_parse_env(raw, out);
 	free(raw);
 	if (r == -EINVAL)
-		return fail(x, n, path, "unterminated or malformed ${ENV:default}");
+		return config_fail(x, n, path, "unterminated or malformed ${ENV:default}");
 	return r;
 }
 
-static void set_str(char **dst, char *v)
+void config_set_str(char **dst, char *v)
 {
 	free(*dst);
 	/* An empty value means unset, as rover's `${X:}` defaults. */
@@ -429,326 +281,36 @@ static void set_str(char **dst, char *v)
 	*dst = v;
 }
 
-static int parse_labels(struct ctx *x, yaml_node_t *n, const char *path, struct agent_finder *f)
-{
-	char *v = NULL;
-	int r;
-
-	if (n->type == YAML_SEQUENCE_NODE) {
-		for (yaml_node_item_t *it = n->data.sequence.items.start;
-		     it < n->data.sequence.items.top; it++) {
-			char **nl;
-
-			r = scalar_value(x, yaml_document_get_node(x->doc, *it), path, &v);
-			if (r)
-				return r;
-			nl = realloc(f->labels, (f->nr_labels + 1) * sizeof(*nl));
-			if (!nl) {
-				free(v);
-				return -ENOMEM;
-			}
-			f->labels = nl;
-			f->labels[f->nr_labels++] = v;
-		}
-		return 0;
-	}
-	/* rover: one string, comma-separated */
-	r = scalar_value(x, n, path, &v);
-	if (r)
-		return r;
-	for (char *save = NULL, *tok = strtok_r(v, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char **nl;
-
-		while (isspace((unsigned char)*tok))
-			tok++;
-		for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
-			*--e = 0;
-		if (!*tok)
-			continue;
-		nl = realloc(f->labels, (f->nr_labels + 1) * sizeof(*nl));
-		if (!nl || !(nl[f->nr_labels] = strdup(tok))) {
-			if (nl)
-				f->labels = nl;
-			free(v);
-			return -ENOMEM;
-		}
-		f->labels = nl;
-		f->nr_labels++;
-	}
-	free(v);
-	return 0;
-}
-
-static int parse_finder(struct ctx *x, yaml_node_t *n, const char *base, struct agent_finder *f)
-{
-	static const char *const tmpl_keys[] = { "layer", "service_name", "instance_name",
-						 "process_name" };
-	char path[256];
-	int r;
-
-	if (n->type != YAML_MAPPING_NODE)
-		return fail(x, n, base,
-			    "expected a mapping of match_cmd, layer, service_name, "
-			    "instance_name, process_name, labels");
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
-		const char *name =
-			k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?";
-		char **dst = NULL;
-
-		join(path, sizeof(path), base, ".", name);
-		if (!strcmp(name, "labels")) {
-			r = parse_labels(x, v, path, f);
-			if (r)
-				return r;
-			continue;
-		}
-		if (!strcmp(name, "match_cmd"))
-			dst = &f->match_cmd;
-		else if (!strcmp(name, "layer"))
-			dst = &f->layer;
-		else if (!strcmp(name, "service_name"))
-			dst = &f->service_name;
-		else if (!strcmp(name, "instance_name"))
-			dst = &f->instance_name;
-		else if (!strcmp(name, "process_name"))
-			dst = &f->process_name;
-		if (!dst) {
-			log_warn("config: unknown key %s (line %zu) ignored", path,
-				 k->start_mark.line + 1);
-			x->c->nr_warnings++;
-			continue;
-		}
-		{
-			char *val;
-
-			r = scalar_value(x, v, path, &val);
-			if (r)
-				return r;
-			set_str(dst, val);
-		}
-	}
-	/* rover's defaults for an item */
-	if (!f->layer && !(f->layer = strdup("OS_LINUX")))
-		return -ENOMEM;
-	if (!f->instance_name && !(f->instance_name = strdup("{{.Rover.HostIPV4 \"en0\"}}")))
-		return -ENOMEM;
-	if (!f->process_name && !(f->process_name = strdup("{{.Process.ExeName}}")))
-		return -ENOMEM;
-	if (!f->match_cmd) {
-		join(path, sizeof(path), base, ".", "match_cmd");
-		return fail(x, n, path, "missing or empty: a finder needs a command-line regex");
-	}
-	if (!f->service_name) {
-		join(path, sizeof(path), base, ".", "service_name");
-		return fail(x, n, path, "missing or empty: a finder needs a service name");
-	}
-	r = regcomp(&f->re, f->match_cmd, REG_EXTENDED | REG_NOSUB);
-	if (r) {
-		char msg[256];
-
-		regerror(r, &f->re, msg, sizeof(msg));
-		join(path, sizeof(path), base, ".", "match_cmd");
-		return fail(x, n, path, "bad regex '%s': %s", f->match_cmd, msg);
-	}
-	f->re_ok = true;
-	for (size_t i = 0; i < 4; i++) {
-		const char *t = i == 0	 ? f->layer
-				: i == 1 ? f->service_name
-				: i == 2 ? f->instance_name
-					 : f->process_name;
-		char msg[256];
-
-		if (tmpl_check(t, msg, sizeof(msg))) {
-			join(path, sizeof(path), base, ".", tmpl_keys[i]);
-			return fail(x, n, path, "%s", msg);
-		}
-	}
-	return 0;
-}
-
-static int parse_finders(struct ctx *x, yaml_node_t *n, const char *path)
-{
-	struct agent_config *c = x->c;
-	char base[256];
-	size_t i = 0;
-
-	if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
-		return 0;
-	if (n->type != YAML_SEQUENCE_NODE)
-		return fail(x, n, path, "expected a list of finders");
-	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-	     it++, i++) {
-		struct agent_finder *nf = realloc(c->finders, (c->nr_finders + 1) * sizeof(*nf));
-		int r;
-
-		if (!nf)
-			return -ENOMEM;
-		c->finders = nf;
-		memset(&nf[c->nr_finders], 0, sizeof(*nf));
-		c->nr_finders++;
-		if (snprintf(base, sizeof(base), "%s[%zu]", path, i) >= (int)sizeof(base))
-			base[sizeof(base) - 1] = 0;
-		r = parse_finder(x, yaml_document_get_node(x->doc, *it), base,
-				 &nf[c->nr_finders - 1]);
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
-/*
- * The local continuous policies are written in YAML with the OAP's
- * ServiceWithPolicyJSON shape; they are turned into that JSON so that one
- * parser and one set of checks serve both. Plain scalars that read as
- * numbers become numbers, everything else a string.
- */
-struct jbuf {
-	char *s;
-	size_t n, cap;
-	bool oom;
-};
-
-static void jput(struct jbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = (b->n + n + 1) * 2;
-		char *ns = realloc(b->s, cap);
-
-		if (!ns) {
-			b->oom = true;
-			return;
-		}
-		b->s = ns;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = 0;
-}
-
-static void jstr(struct jbuf *b, const char *s, size_t n)
-{
-	jput(b, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[8];
-
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			jput(b, esc, 2);
-		} else if (c < 0x20) {
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			jput(b, esc, 6);
-		} else {
-			jput(b, (const char *)&c, 1);
-		}
-	}
-	jput(b, "\"", 1);
-}
-
-static int yaml_to_json(struct ctx *x, yaml_node_t *n, struct jbuf *b, int depth)
-{
-	if (!n || depth > 16)
-		return -EINVAL;
-	switch (n->type) {
-	case YAML_SCALAR_NODE: {
-		const char *v = (const char *)n->data.scalar.value;
-		size_t len = n->data.scalar.length;
-		char *end;
-
-		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && len &&
-		    (strtod(v, &end), end == v + len) && strspn(v, "+-0123456789.eE") == len)
-			jput(b, v, len);
-		else
-			jstr(b, v, len);
-		return 0;
-	}
-	case YAML_SEQUENCE_NODE:
-		jput(b, "[", 1);
-		for (yaml_node_item_t *it = n->data.sequence.items.start;
-		     it < n->data.sequence.items.top; it++) {
-			if (it != n->data.sequence.items.start)
-				jput(b, ",", 1);
-			if (yaml_to_json(x, yaml_document_get_node(x->doc, *it), b, depth + 1))
-				return -EINVAL;
-		}
-		jput(b, "]", 1);
-		return 0;
-	case YAML_MAPPING_NODE:
-		jput(b, "{", 1);
-		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
-		     p < n->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
-
-			if (!k || k->type != YAML_SCALAR_NODE)
-				return -EINVAL;
-			if (p != n->data.mapping.pairs.start)
-				jput(b, ",", 1);
-			jstr(b, (const char *)k->data.scalar.value, k->data.scalar.length);
-			jput(b, ":", 1);
-			if (yaml_to_json(x, yaml_document_get_node(x->doc, p->value), b, depth + 1))
-				return -EINVAL;
-		}
-		jput(b, "}", 1);
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
-static int parse_policies(struct ctx *x, yaml_node_t *n, const char *path)
-{
-	struct jbuf b = { 0 };
-
-	if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
-		return 0;
-	if (n->type != YAML_SEQUENCE_NODE)
-		return fail(x, n, path, "expected a list of service policies");
-	if (yaml_to_json(x, n, &b, 0) || b.oom) {
-		free(b.s);
-		return b.oom ? -ENOMEM : fail(x, n, path, "keys must be plain names");
-	}
-	free(x->c->continuous.policies_json);
-	x->c->continuous.policies_json = b.s;
-	return 0;
-}
-
-static int parse_value(struct ctx *x, const struct key *k, yaml_node_t *n)
+static int parse_value(struct config_ctx *x, const struct key *k, yaml_node_t *n)
 {
 	void *dst = (char *)x->c + k->off;
 	char *v = NULL;
 	int r;
 
-	r = scalar_value(x, n, k->path, &v);
+	r = config_scalar(x, n, k->path, &v);
 	if (r)
 		return r;
 	switch (k->type) {
 	case K_STR:
 	case K_TMPL:
-		set_str(dst, v);
+		config_set_str(dst, v);
 		return 0;
 	case K_MODE:
 		if (strcasecmp(v, "REGEX")) {
-			r = fail(x, n, k->path,
-				 "'%s' is not supported: skyprof finds host processes by REGEX "
-				 "(AGENT_SENSOR metadata files are not read)",
-				 v);
+			r = config_fail(
+				x, n, k->path,
+				"'%s' is not supported: skyprof finds host processes by REGEX "
+				"(AGENT_SENSOR metadata files are not read)",
+				v);
 			free(v);
 			return r;
 		}
-		set_str(dst, v);
+		config_set_str(dst, v);
 		return 0;
 	case K_BOOL:
 		r = config_parse_bool(v, dst);
 		if (r)
-			r = fail(x, n, k->path, "'%s' is not true or false", v);
+			r = config_fail(x, n, k->path, "'%s' is not true or false", v);
 		break;
 	case K_DUR:
 	case K_DUR_NS: {
@@ -756,7 +318,8 @@ static int parse_value(struct ctx *x, const struct key *k, yaml_node_t *n)
 
 		r = config_parse_duration_ns(v, &ns);
 		if (r) {
-			r = fail(x, n, k->path, "'%s' is not a duration (e.g. 20s, 1m, 9ms)", v);
+			r = config_fail(x, n, k->path, "'%s' is not a duration (e.g. 20s, 1m, 9ms)",
+					v);
 			break;
 		}
 		if (k->type == K_DUR_NS) {
@@ -765,8 +328,8 @@ static int parse_value(struct ctx *x, const struct key *k, yaml_node_t *n)
 		}
 		ms = (ns + 999999) / 1000000;
 		if ((k->min && ms < k->min) || (k->max && ms > k->max)) {
-			r = fail(x, n, k->path, "'%s' is out of range (%llu ms to %llu ms)", v,
-				 (unsigned long long)k->min, (unsigned long long)k->max);
+			r = config_fail(x, n, k->path, "'%s' is out of range (%llu ms to %llu ms)",
+					v, (unsigned long long)k->min, (unsigned long long)k->max);
 			break;
 		}
 		*(uint64_t *)dst = ms;
@@ -779,8 +342,8 @@ static int parse_value(struct ctx *x, const struct key *k, yaml_node_t *n)
 		errno = 0;
 		u = strtoull(v, &end, 10);
 		if (!isdigit((unsigned char)*v) || *end || errno || u < k->min || u > k->max)
-			r = fail(x, n, k->path, "'%s' is not an integer from %llu to %llu", v,
-				 (unsigned long long)k->min, (unsigned long long)k->max);
+			r = config_fail(x, n, k->path, "'%s' is not an integer from %llu to %llu",
+					v, (unsigned long long)k->min, (unsigned long long)k->max);
 		else
 			*(uint32_t *)dst = (uint32_t)u;
 		break;
@@ -789,7 +352,8 @@ static int parse_value(struct ctx *x, const struct key *k, yaml_node_t *n)
 		uint64_t b;
 
 		if (config_parse_size(v, &b) || b < k->min || b > k->max)
-			r = fail(x, n, k->path, "'%s' is not a size from 64KiB (e.g. 64MiB)", v);
+			r = config_fail(x, n, k->path, "'%s' is not a size from 64KiB (e.g. 64MiB)",
+					v);
 		else
 			*(uint64_t *)dst = b;
 		break;
@@ -798,7 +362,8 @@ static int parse_value(struct ctx *x, const struct key *k, yaml_node_t *n)
 		int l = log_level_parse(v);
 
 		if (l < 0)
-			r = fail(x, n, k->path, "'%s' is not one of error, warn, info, debug", v);
+			r = config_fail(x, n, k->path,
+					"'%s' is not one of error, warn, info, debug", v);
 		else
 			*(int *)dst = l;
 		break;
@@ -811,7 +376,7 @@ static int parse_value(struct ctx *x, const struct key *k, yaml_node_t *n)
 		else if (!strcasecmp(v, "NONE") || !*v)
 			*(int *)dst = AGENT_TARGET_NONE;
 		else
-			r = fail(x, n, k->path, "'%s' is not ON_CPU, OFF_CPU or NONE", v);
+			r = config_fail(x, n, k->path, "'%s' is not ON_CPU, OFF_CPU or NONE", v);
 		break;
 	default:
 		break;
@@ -820,7 +385,7 @@ static int parse_value(struct ctx *x, const struct key *k, yaml_node_t *n)
 	return r;
 }
 
-static int walk_mapping(struct ctx *x, yaml_node_t *n, const char *prefix)
+static int walk_mapping(struct config_ctx *x, yaml_node_t *n, const char *prefix)
 {
 	char path[256];
 	int r;
@@ -828,7 +393,7 @@ static int walk_mapping(struct ctx *x, yaml_node_t *n, const char *prefix)
 	if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
 		return 0; /* "section:" with nothing under it */
 	if (n->type != YAML_MAPPING_NODE)
-		return fail(x, n, *prefix ? prefix : "(top)", "expected a mapping of keys");
+		return config_fail(x, n, *prefix ? prefix : "(top)", "expected a mapping of keys");
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
@@ -836,9 +401,9 @@ static int walk_mapping(struct ctx *x, yaml_node_t *n, const char *prefix)
 		const struct key *key;
 
 		if (k->type != YAML_SCALAR_NODE)
-			return fail(x, k, prefix, "a key must be a plain name");
-		join(path, sizeof(path), prefix, *prefix ? "." : "",
-		     (const char *)k->data.scalar.value);
+			return config_fail(x, k, prefix, "a key must be a plain name");
+		config_join(path, sizeof(path), prefix, *prefix ? "." : "",
+			    (const char *)k->data.scalar.value);
 		key = find_key(path);
 		if (!key) {
 			log_warn("config: unknown key %s (line %zu) ignored", path,
@@ -856,10 +421,10 @@ static int walk_mapping(struct ctx *x, yaml_node_t *n, const char *prefix)
 			r = 0;
 			break;
 		case K_FINDERS:
-			r = parse_finders(x, v, path);
+			r = config_finders_parse(x, v, path);
 			break;
 		case K_POLICIES:
-			r = parse_policies(x, v, path);
+			r = config_policies_parse(x, v, path);
 			break;
 		default:
 			r = parse_value(x, key, v);
@@ -939,7 +504,7 @@ int config_load_string(struct agent_config *c, const char *yaml, size_t len, cha
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
-	struct ctx x = { .doc = &doc, .c = c, .err = err, .errlen = errlen };
+	struct config_ctx x = { .doc = &doc, .c = c, .err = err, .errlen = errlen };
 	int r = 0;
 
 	config_defaults(c);

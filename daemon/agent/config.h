@@ -4,8 +4,8 @@
  * keys for everything the two share, plus a `skyprof:` section for our own
  * settings. docs/agent.md documents every key.
  *
- * Parsing is apart from using it (as wg's config.c is apart from set.c):
- * config_load_* only turns YAML into this struct and checks it. Every value
+ * Parsing is apart from using it: config_load_* only turns YAML into this
+ * struct and checks it; what the values do is up to their users. Every value
  * goes through rover's ${ENV_NAME:default} substitution first. Unknown keys
  * are warned about (and counted); an invalid value fails the load with a
  * message that names the key.
@@ -24,7 +24,7 @@ struct agent_finder {
 	char *match_cmd; /* POSIX extended regex over the command line */
 	regex_t re;
 	bool re_ok;
-	char *layer; /* templates, see agent_template.h */
+	char *layer; /* templates, see template.h */
 	char *service_name;
 	char *instance_name;
 	char *process_name;
@@ -66,8 +66,14 @@ struct agent_config {
 		char *meter_prefix;
 		uint64_t fetch_interval_ms, check_interval_ms;
 		uint64_t execute_duration_ms, silence_duration_ms;
-		/* skyprof.continuous.policies as ServiceWithPolicyJSON text (no OAP) */
-		char *policies_json;
+		/*
+		 * skyprof.continuous.policies (no OAP): the value the JSON
+		 * reader would give for the OAP's ServiceWithPolicyJSON, or,
+		 * when a value in it has no JSON form, NULL and the reason
+		 * in policies_error (the policies are then not used).
+		 */
+		struct json *policies;
+		char *policies_error;
 	} continuous;
 
 	struct {
@@ -111,20 +117,8 @@ uint32_t config_oncpu_freq(const struct agent_config *c);
 
 /* The pieces, for tests. */
 
-/*
- * Rover's ${ENV_NAME:default}: each occurrence is replaced by the variable's
- * value, or by the default when it is unset or empty; a default wrapped in
- * double quotes loses them. *out is malloc'ed. 0, -EINVAL (unterminated) or
- * -ENOMEM.
- */
-int config_subst_env(const char *in, char **out);
-
 /* Go durations ("20s", "1m30s", "9ms", "1.5h") and bare numbers (seconds). */
 int config_parse_duration_ms(const char *s, uint64_t *ms);
 int config_parse_duration_ns(const char *s, uint64_t *ns);
-/* "64MiB", "64M", "512k", "1GiB", or bytes. */
-int config_parse_size(const char *s, uint64_t *bytes);
-/* true/false, yes/no, on/off, 1/0, any case. */
-int config_parse_bool(const char *s, bool *out);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Continuous profiling policies, metrics and windows; see agent_continuous.h. */
+/* Continuous profiling policies, metrics and windows; see continuous.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -11,35 +11,37 @@
 #include "agent/log.h"
 #include "lib/json.h"
 
-static const char *const monitor_names[CONT_NR_MONITORS] = { "PROCESS_CPU", "PROCESS_THREAD_COUNT",
-							     "SYSTEM_LOAD" };
-static const char *const meter_suffix[CONT_NR_MONITORS] = { "process_cpu", "process_thread_count",
-							    "system_load" };
-static const char *const target_names[CONT_NR_TARGETS] = { "ON_CPU", "OFF_CPU" };
+static const char *const monitor_names[CONTINUOUS_NR_MONITORS] = { "PROCESS_CPU",
+								   "PROCESS_THREAD_COUNT",
+								   "SYSTEM_LOAD" };
+static const char *const meter_suffix[CONTINUOUS_NR_MONITORS] = { "process_cpu",
+								  "process_thread_count",
+								  "system_load" };
+static const char *const target_names[CONTINUOUS_NR_TARGETS] = { "ON_CPU", "OFF_CPU" };
 
-const char *cont_monitor_name(int m)
+const char *continuous_monitor_name(int m)
 {
-	return m >= 0 && m < CONT_NR_MONITORS ? monitor_names[m] : "?";
+	return m >= 0 && m < CONTINUOUS_NR_MONITORS ? monitor_names[m] : "?";
 }
 
-const char *cont_meter_suffix(int m)
+const char *continuous_meter_suffix(int m)
 {
-	return m >= 0 && m < CONT_NR_MONITORS ? meter_suffix[m] : "?";
+	return m >= 0 && m < CONTINUOUS_NR_MONITORS ? meter_suffix[m] : "?";
 }
 
-void cont_policies_init(struct cont_policies *p)
+void continuous_policies_init(struct continuous_policies *p)
 {
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->lock, NULL);
 }
 
-static void policy_free(struct cont_policy *c)
+static void policy_free(struct continuous_policy *c)
 {
 	free(c->service);
 	free(c->uuid);
 }
 
-void cont_policies_free(struct cont_policies *p)
+void continuous_policies_free(struct continuous_policies *p)
 {
 	for (size_t i = 0; i < p->n; i++)
 		policy_free(&p->v[i]);
@@ -47,7 +49,7 @@ void cont_policies_free(struct cont_policies *p)
 	pthread_mutex_destroy(&p->lock);
 }
 
-static struct cont_policy *find(struct cont_policies *p, const char *service)
+static struct continuous_policy *find(struct continuous_policies *p, const char *service)
 {
 	for (size_t i = 0; i < p->n; i++)
 		if (!strcmp(p->v[i].service, service))
@@ -74,7 +76,7 @@ static int item_threshold(int m, const struct json *t, double *out, char *why, s
 		return -1;
 	}
 	/* Rover parses CPU percent and thread count as integers, load as a float. */
-	if (m != CONT_SYSTEM_LOAD && *out != floor(*out)) {
+	if (m != CONTINUOUS_SYSTEM_LOAD && *out != floor(*out)) {
 		snprintf(why, whylen, "Threshold %g must be an integer for %s", *out,
 			 monitor_names[m]);
 		return -1;
@@ -96,7 +98,8 @@ static int item_uint(const struct json *o, const char *key, uint32_t *out)
 	return 0;
 }
 
-static int parse_item(int m, const struct json *o, struct cont_item *it, char *why, size_t whylen)
+static int parse_item(int m, const struct json *o, struct continuous_item *it, char *why,
+		      size_t whylen)
 {
 	if (!o || o->type != JSON_OBJECT) {
 		snprintf(why, whylen, "not an object");
@@ -116,9 +119,9 @@ static int parse_item(int m, const struct json *o, struct cont_item *it, char *w
 		snprintf(why, whylen, "Count %u is larger than Period %u", it->count, it->period);
 		return -1;
 	}
-	if (it->period > CONT_WINDOW_MAX) {
+	if (it->period > CONTINUOUS_WINDOW_MAX) {
 		snprintf(why, whylen, "Period %u is over the %d windows kept", it->period,
-			 CONT_WINDOW_MAX);
+			 CONTINUOUS_WINDOW_MAX);
 		return -1;
 	}
 	it->set = true;
@@ -127,22 +130,22 @@ static int parse_item(int m, const struct json *o, struct cont_item *it, char *w
 
 static int monitor_of(const char *k)
 {
-	for (int m = 0; m < CONT_NR_MONITORS; m++)
+	for (int m = 0; m < CONTINUOUS_NR_MONITORS; m++)
 		if (!strcmp(k, monitor_names[m]))
 			return m;
 	return -1;
 }
 
 /* One entry's Profiling object into pol->items; counts into st. */
-static void parse_profiling(const char *svc, const struct json *prof, struct cont_policy *pol,
-			    struct cont_apply_stats *st)
+static void parse_profiling(const char *svc, const struct json *prof, struct continuous_policy *pol,
+			    struct continuous_apply_stats *st)
 {
 	for (size_t t = 0; t < prof->n; t++) {
 		const char *tk = prof->keys[t];
 		const struct json *checks = prof->kids[t];
 		int ti = -1;
 
-		for (int i = 0; i < CONT_NR_TARGETS; i++)
+		for (int i = 0; i < CONTINUOUS_NR_TARGETS; i++)
 			if (!strcmp(tk, target_names[i]))
 				ti = i;
 		if (ti < 0) {
@@ -162,7 +165,7 @@ static void parse_profiling(const char *svc, const struct json *prof, struct con
 		for (size_t c = 0; c < checks->n; c++) {
 			const char *ck = checks->keys[c];
 			int m = monitor_of(ck);
-			struct cont_item it = { 0 };
+			struct continuous_item it = { 0 };
 			char why[160];
 
 			if (m < 0) {
@@ -190,23 +193,35 @@ static void parse_profiling(const char *svc, const struct json *prof, struct con
 	}
 }
 
-int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
-			const char *default_uuid, struct cont_apply_stats *st, char *err,
-			size_t errlen)
+int continuous_policies_apply(struct continuous_policies *p, const char *json, size_t len,
+			      const char *default_uuid, struct continuous_apply_stats *st,
+			      char *err, size_t errlen)
 {
-	struct cont_apply_stats dummy;
 	char perr[200];
 	struct json *root = json_parse(json, len, perr, sizeof(perr));
+	int r;
+
+	if (!root) {
+		if (st)
+			memset(st, 0, sizeof(*st));
+		snprintf(err, errlen, "policy JSON: %s", perr);
+		return -EINVAL;
+	}
+	r = continuous_policies_apply_value(p, root, default_uuid, st, err, errlen);
+	json_free(root);
+	return r;
+}
+
+int continuous_policies_apply_value(struct continuous_policies *p, const struct json *root,
+				    const char *default_uuid, struct continuous_apply_stats *st,
+				    char *err, size_t errlen)
+{
+	struct continuous_apply_stats dummy;
 
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
-	if (!root) {
-		snprintf(err, errlen, "policy JSON: %s", perr);
-		return -EINVAL;
-	}
 	if (root->type != JSON_ARRAY) {
-		json_free(root);
 		snprintf(err, errlen, "policy JSON: expected an array of services");
 		return -EINVAL;
 	}
@@ -217,7 +232,7 @@ int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
 		const struct json *uuid = json_get(e, "UUID");
 		const struct json *prof = json_get(e, "Profiling");
 		const char *u = uuid && uuid->type == JSON_STRING ? uuid->str : default_uuid;
-		struct cont_policy np = { 0 }, *old;
+		struct continuous_policy np = { 0 }, *old;
 
 		if (!svc || svc->type != JSON_STRING || !*svc->str) {
 			log_warn("continuous: policy entry %zu has no ServiceName; ignored", i);
@@ -258,7 +273,7 @@ int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
 		if (prof)
 			parse_profiling(svc->str, prof, &np, st);
 		if (!old) {
-			struct cont_policy *nv = realloc(p->v, (p->n + 1) * sizeof(*nv));
+			struct continuous_policy *nv = realloc(p->v, (p->n + 1) * sizeof(*nv));
 
 			if (!nv) {
 				policy_free(&np);
@@ -272,8 +287,8 @@ int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
 		}
 		*old = np;
 		st->services++;
-		for (int t = 0; t < CONT_NR_TARGETS; t++)
-			for (int m = 0; m < CONT_NR_MONITORS; m++)
+		for (int t = 0; t < CONTINUOUS_NR_TARGETS; t++)
+			for (int m = 0; m < CONTINUOUS_NR_MONITORS; m++)
 				if (np.items[t][m].set)
 					log_info(
 						"continuous: service %s (policy %s): %s when %s >= "
@@ -283,13 +298,13 @@ int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
 						np.items[t][m].count, np.items[t][m].period);
 	}
 	pthread_mutex_unlock(&p->lock);
-	json_free(root);
 	return 0;
 }
 
-bool cont_policies_get(struct cont_policies *p, const char *service, struct cont_policy *out)
+bool continuous_policies_get(struct continuous_policies *p, const char *service,
+			     struct continuous_policy *out)
 {
-	struct cont_policy *c;
+	struct continuous_policy *c;
 
 	pthread_mutex_lock(&p->lock);
 	c = find(p, service);
@@ -302,9 +317,10 @@ bool cont_policies_get(struct cont_policies *p, const char *service, struct cont
 	return c != NULL;
 }
 
-void cont_policies_uuid(struct cont_policies *p, const char *service, char *out, size_t outlen)
+void continuous_policies_uuid(struct continuous_policies *p, const char *service, char *out,
+			      size_t outlen)
 {
-	struct cont_policy *c;
+	struct continuous_policy *c;
 
 	pthread_mutex_lock(&p->lock);
 	c = find(p, service);
@@ -314,7 +330,7 @@ void cont_policies_uuid(struct cont_policies *p, const char *service, char *out,
 
 /* /proc ------------------------------------------------------------------------------ */
 
-int cont_parse_stat(const char *buf, uint64_t *ticks, uint32_t *threads)
+int continuous_parse_stat(const char *buf, uint64_t *ticks, uint32_t *threads)
 {
 	const char *s = strrchr(buf, ')');
 	unsigned long long v[18];
@@ -348,7 +364,7 @@ int cont_parse_stat(const char *buf, uint64_t *ticks, uint32_t *threads)
 	return 0;
 }
 
-int cont_parse_loadavg(const char *buf, double *load1)
+int continuous_parse_loadavg(const char *buf, double *load1)
 {
 	char *end;
 
@@ -357,7 +373,8 @@ int cont_parse_loadavg(const char *buf, double *load1)
 	return end == buf || errno || !isfinite(*load1) || *load1 < 0 ? -EINVAL : 0;
 }
 
-double cont_cpu_percent(uint64_t prev_ticks, uint64_t cur_ticks, long clk_tck, uint64_t elapsed_ms)
+double continuous_cpu_percent(uint64_t prev_ticks, uint64_t cur_ticks, long clk_tck,
+			      uint64_t elapsed_ms)
 {
 	if (clk_tck <= 0 || !elapsed_ms || cur_ticks < prev_ticks)
 		return 0;
@@ -366,31 +383,31 @@ double cont_cpu_percent(uint64_t prev_ticks, uint64_t cur_ticks, long clk_tck, u
 
 /* Windows ------------------------------------------------------------------------------ */
 
-void cont_window_push(struct cont_window *w, double v)
+void continuous_window_push(struct continuous_window *w, double v)
 {
 	w->v[w->head] = v;
-	w->head = (w->head + 1) % CONT_WINDOW_MAX;
-	if (w->n < CONT_WINDOW_MAX)
+	w->head = (w->head + 1) % CONTINUOUS_WINDOW_MAX;
+	if (w->n < CONTINUOUS_WINDOW_MAX)
 		w->n++;
 }
 
-static double nth_newest(const struct cont_window *w, size_t i)
+static double nth_newest(const struct continuous_window *w, size_t i)
 {
-	return w->v[(w->head + CONT_WINDOW_MAX - 1 - i) % CONT_WINDOW_MAX];
+	return w->v[(w->head + CONTINUOUS_WINDOW_MAX - 1 - i) % CONTINUOUS_WINDOW_MAX];
 }
 
-double cont_window_last(const struct cont_window *w)
+double continuous_window_last(const struct continuous_window *w)
 {
 	return w->n ? nth_newest(w, 0) : 0;
 }
 
-bool cont_window_fires(const struct cont_window *w, double threshold, uint32_t period,
-		       uint32_t count, double *current)
+bool continuous_window_fires(const struct continuous_window *w, double threshold, uint32_t period,
+			     uint32_t count, double *current)
 {
 	uint32_t hits = 0;
 	bool have = false;
 
-	if (!period || !count || period > CONT_WINDOW_MAX || w->n < period)
+	if (!period || !count || period > CONTINUOUS_WINDOW_MAX || w->n < period)
 		return false;
 	for (size_t i = 0; i < period; i++) {
 		double v = nth_newest(w, i);
@@ -405,19 +422,19 @@ bool cont_window_fires(const struct cont_window *w, double threshold, uint32_t p
 	return hits >= count;
 }
 
-bool cont_trigger_push(struct cont_policies *p, const struct cont_trigger *t)
+bool continuous_trigger_push(struct continuous_policies *p, const struct continuous_trigger *t)
 {
 	bool ok;
 
 	pthread_mutex_lock(&p->lock);
-	ok = p->nr_triggers < CONT_MAX_TRIGGERS;
+	ok = p->nr_triggers < CONTINUOUS_MAX_TRIGGERS;
 	if (ok)
 		p->triggers[p->nr_triggers++] = *t;
 	pthread_mutex_unlock(&p->lock);
 	return ok;
 }
 
-bool cont_trigger_pop(struct cont_policies *p, struct cont_trigger *out)
+bool continuous_trigger_pop(struct continuous_policies *p, struct continuous_trigger *out)
 {
 	bool ok;
 

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Continuous profiling as SkyWalking means it (protocol notes 2.4, 2.5,
- * 2.9, 9(b)): per-service policies from the OAP (queryPolicies'
- * ServiceWithPolicyJSON) or from the local config, local metrics sampled
+ * Continuous profiling as SkyWalking means it (docs/agent.md, "Continuous
+ * profiling", has the protocol's side): per-service policies from the OAP
+ * (queryPolicies' ServiceWithPolicyJSON) or from the local config, local metrics sampled
  * every second from /proc, and a trigger when at least Count of the last
  * Period one-second windows reach a threshold.
  *
  * Split so the rules are testable without a process or an OAP:
- *  - cont_policies_apply(): JSON -> policy store (validation, deletion);
- *  - cont_parse_stat() / cont_cpu_percent() / cont_parse_loadavg(): /proc;
- *  - cont_window_*: the Period/Count evaluation.
+ *  - continuous_policies_apply(): JSON (text or the reader's value) -> policy
+ *    store (validation, deletion);
+ *  - continuous_parse_stat() / continuous_cpu_percent() / continuous_parse_loadavg(): /proc;
+ *  - continuous_window_*: the Period/Count evaluation.
  * The store is shared by the OAP thread (writes policies, reads UUIDs, sends
  * trigger reports) and the main thread (evaluates, queues triggers), so it
  * has a lock; the per-process metric state is the main thread's alone.
@@ -23,32 +24,32 @@
 #include <stdint.h>
 
 /* The monitor types we measure; the numbers are the proto enum's. */
-enum cont_monitor {
-	CONT_PROCESS_CPU = 0,
-	CONT_THREAD_COUNT = 1,
-	CONT_SYSTEM_LOAD = 2,
-	CONT_NR_MONITORS,
+enum continuous_monitor {
+	CONTINUOUS_PROCESS_CPU = 0,
+	CONTINUOUS_THREAD_COUNT = 1,
+	CONTINUOUS_SYSTEM_LOAD = 2,
+	CONTINUOUS_NR_MONITORS,
 };
 
 /* Targets a policy can name that we run: index 0 ON_CPU, 1 OFF_CPU. */
-#define CONT_NR_TARGETS 2
+#define CONTINUOUS_NR_TARGETS 2
 
 /* Longest Period accepted (one-second windows kept per process). */
-#define CONT_WINDOW_MAX 600
+#define CONTINUOUS_WINDOW_MAX 600
 
-struct cont_item {
+struct continuous_item {
 	bool set;
 	double threshold;
 	uint32_t period, count;
 };
 
-struct cont_policy {
+struct continuous_policy {
 	char *service;
 	char *uuid;
-	struct cont_item items[CONT_NR_TARGETS][CONT_NR_MONITORS];
+	struct continuous_item items[CONTINUOUS_NR_TARGETS][CONTINUOUS_NR_MONITORS];
 };
 
-struct cont_apply_stats {
+struct continuous_apply_stats {
 	unsigned int services;	  /* entries applied (set or deleted) */
 	unsigned int deleted;	  /* entries with an empty UUID */
 	unsigned int items;	  /* check items taken */
@@ -57,7 +58,7 @@ struct cont_apply_stats {
 };
 
 /* A fired policy on its way to reportProfilingTask (main -> OAP thread). */
-struct cont_trigger {
+struct continuous_trigger {
 	char layer[64], service[256], instance[256], process[256];
 	char process_id[128];
 	int target; /* enum agent_target */
@@ -66,27 +67,27 @@ struct cont_trigger {
 	struct {
 		int monitor;
 		double threshold, current;
-	} causes[CONT_NR_MONITORS];
+	} causes[CONTINUOUS_NR_MONITORS];
 };
 
-#define CONT_MAX_TRIGGERS 32
+#define CONTINUOUS_MAX_TRIGGERS 32
 
-struct cont_policies {
+struct continuous_policies {
 	pthread_mutex_t lock;
-	struct cont_policy *v;
+	struct continuous_policy *v;
 	size_t n;
 	/* fired, not reported yet; bounded so a dead OAP cannot grow it */
-	struct cont_trigger triggers[CONT_MAX_TRIGGERS];
+	struct continuous_trigger triggers[CONTINUOUS_MAX_TRIGGERS];
 	size_t nr_triggers;
 };
 
 /* Queue a trigger for the OAP thread; false when the queue is full. Locks. */
-bool cont_trigger_push(struct cont_policies *p, const struct cont_trigger *t);
+bool continuous_trigger_push(struct continuous_policies *p, const struct continuous_trigger *t);
 /* Take the oldest; false when none. Locks. */
-bool cont_trigger_pop(struct cont_policies *p, struct cont_trigger *out);
+bool continuous_trigger_pop(struct continuous_policies *p, struct continuous_trigger *out);
 
-void cont_policies_init(struct cont_policies *p);
-void cont_policies_free(struct cont_policies *p);
+void continuous_policies_init(struct continuous_policies *p);
+void continuous_policies_free(struct continuous_policies *p);
 
 /*
  * Apply a ServiceWithPolicyJSON array. Invalid JSON: -EINVAL with the
@@ -96,15 +97,22 @@ void cont_policies_free(struct cont_policies *p);
  * apply. default_uuid fills a missing UUID (the local config has none);
  * NULL makes a missing UUID an error for that entry. Locks.
  */
-int cont_policies_apply(struct cont_policies *p, const char *json, size_t len,
-			const char *default_uuid, struct cont_apply_stats *st, char *err,
-			size_t errlen);
+int continuous_policies_apply(struct continuous_policies *p, const char *json, size_t len,
+			      const char *default_uuid, struct continuous_apply_stats *st,
+			      char *err, size_t errlen);
+/* The same, from the value the JSON reader gives (the config's YAML policies). */
+struct json;
+int continuous_policies_apply_value(struct continuous_policies *p, const struct json *root,
+				    const char *default_uuid, struct continuous_apply_stats *st,
+				    char *err, size_t errlen);
 
 /* A copy of the service's policy (false when none). Locks. */
-bool cont_policies_get(struct cont_policies *p, const char *service, struct cont_policy *out);
+bool continuous_policies_get(struct continuous_policies *p, const char *service,
+			     struct continuous_policy *out);
 
 /* The UUID held for service, "" when none, into out. Locks. */
-void cont_policies_uuid(struct cont_policies *p, const char *service, char *out, size_t outlen);
+void continuous_policies_uuid(struct continuous_policies *p, const char *service, char *out,
+			      size_t outlen);
 
 /* --- /proc ----------------------------------------------------------------------- */
 
@@ -112,38 +120,39 @@ void cont_policies_uuid(struct cont_policies *p, const char *service, char *out,
  * /proc/PID/stat: utime + stime (clock ticks) and num_threads. The command
  * name may hold spaces and ')' so fields are counted from the last ')'.
  */
-int cont_parse_stat(const char *buf, uint64_t *ticks, uint32_t *threads);
+int continuous_parse_stat(const char *buf, uint64_t *ticks, uint32_t *threads);
 /* /proc/loadavg: load1. */
-int cont_parse_loadavg(const char *buf, double *load1);
+int continuous_parse_loadavg(const char *buf, double *load1);
 /*
  * CPU % over the interval between two stat reads: 100 = one core busy the
  * whole time (so a process on 2 cores can show 200). Not a lifetime
  * average: a process that idled for an hour and spins now shows ~100.
  */
-double cont_cpu_percent(uint64_t prev_ticks, uint64_t cur_ticks, long clk_tck, uint64_t elapsed_ms);
+double continuous_cpu_percent(uint64_t prev_ticks, uint64_t cur_ticks, long clk_tck,
+			      uint64_t elapsed_ms);
 
 /* --- windows --------------------------------------------------------------------- */
 
-/* The last CONT_WINDOW_MAX one-second values of one metric, newest last. */
-struct cont_window {
-	double v[CONT_WINDOW_MAX];
+/* The last CONTINUOUS_WINDOW_MAX one-second values of one metric, newest last. */
+struct continuous_window {
+	double v[CONTINUOUS_WINDOW_MAX];
 	size_t head, n;
 };
 
-void cont_window_push(struct cont_window *w, double v);
+void continuous_window_push(struct continuous_window *w, double v);
 /*
  * Rover's rule: at least count of the last period values are >= threshold.
  * With fewer than period values collected it does not fire yet (a process
  * seen for 2 s cannot have 3 of 5 windows over). *current: the newest value
  * that reached the threshold (what the UI shows as the cause).
  */
-bool cont_window_fires(const struct cont_window *w, double threshold, uint32_t period,
-		       uint32_t count, double *current);
+bool continuous_window_fires(const struct continuous_window *w, double threshold, uint32_t period,
+			     uint32_t count, double *current);
 /* The newest value (0 when empty). */
-double cont_window_last(const struct cont_window *w);
+double continuous_window_last(const struct continuous_window *w);
 
-const char *cont_monitor_name(int m);
+const char *continuous_monitor_name(int m);
 /* "process_cpu", ...: the meter suffix. */
-const char *cont_meter_suffix(int m);
+const char *continuous_meter_suffix(int m);
 
 #endif

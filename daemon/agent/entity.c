@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The OAP's id formulas; see agent_entity.h. */
+/* The OAP's id formulas; see entity.h. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The agent's log; see agent_log.h. */
+/* The agent's log; see log.h. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Host process discovery; see agent_procs.h. */
+/* Host process discovery; see procs.h. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -158,12 +158,12 @@ static bool same_entity(const struct agent_proc *a, const struct agent_proc *b)
 	       !strcmp(a->instance, b->instance) && !strcmp(a->process, b->process);
 }
 
-static char *expand(const char *t, const struct tmpl_process *tp, const struct tmpl_host *h,
+static char *expand(const char *t, const struct template_process *tp, const struct template_host *h,
 		    const char *what, uint32_t pid)
 {
 	char out[512], err[256];
 
-	if (tmpl_expand(t, tp, h, out, sizeof(out), err, sizeof(err))) {
+	if (template_expand(t, tp, h, out, sizeof(out), err, sizeof(err))) {
 		log_warn("discovery: pid %u: %s template: %s", pid, what, err);
 		return NULL;
 	}
@@ -171,11 +171,11 @@ static char *expand(const char *t, const struct tmpl_process *tp, const struct t
 }
 
 /* Build the entity for pid from finder f; 0, or -errno (entry freed). */
-static int build(struct agent_proc *p, const struct agent_finder *f, const struct tmpl_host *h,
+static int build(struct agent_proc *p, const struct agent_finder *f, const struct template_host *h,
 		 const char *root)
 {
 	char path[PATH_MAX], exe[PATH_MAX], cwd[PATH_MAX];
-	struct tmpl_process tp;
+	struct template_process tp;
 	ssize_t n;
 	const char *base;
 
@@ -191,11 +191,11 @@ static int build(struct agent_proc *p, const struct agent_finder *f, const struc
 	p->exe_name = strdup(base);
 	if (!p->exe_path || !p->exe_name)
 		return -ENOMEM;
-	tp = (struct tmpl_process){ .pid = p->pid,
-				    .exe_path = p->exe_path,
-				    .exe_name = p->exe_name,
-				    .cmdline = p->cmdline,
-				    .workdir = cwd };
+	tp = (struct template_process){ .pid = p->pid,
+					.exe_path = p->exe_path,
+					.exe_name = p->exe_name,
+					.cmdline = p->cmdline,
+					.workdir = cwd };
 	p->layer = expand(f->layer, &tp, h, "layer", p->pid);
 	p->service = expand(f->service_name, &tp, h, "service_name", p->pid);
 	p->instance = expand(f->instance_name, &tp, h, "instance_name", p->pid);
@@ -235,97 +235,116 @@ static int cmp_known(const void *a, const void *b)
 	return x->start_time < y->start_time ? -1 : x->start_time > y->start_time;
 }
 
-/*
- * The scan reads /proc without the lock (slow under load, and the main
- * thread's task starts and continuous checks take the lock too): the known
- * processes are copied first, the new ones built aside, and both merged
- * under the lock at the end. Only scans change which processes the table
- * holds, so the copy stays right meanwhile.
- */
-int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct tmpl_host *h)
+/* The known processes' (pid, start time), sorted: 0 or -ENOMEM. */
+static int known_snapshot(struct agent_procs *t, struct known **kn, size_t *nk)
 {
-	DIR *d = opendir(t->proc_root);
-	struct dirent *de;
-	struct known *kn = NULL, key, *hit;
-	struct agent_proc *nv = NULL;
-	size_t nk = 0, nn = 0, cap_n = 0;
-	int added = 0;
-
-	if (!d)
-		return -errno;
+	*kn = NULL;
+	*nk = 0;
 	pthread_mutex_lock(&t->lock);
 	if (t->n) {
-		kn = malloc(t->n * sizeof(*kn));
-		if (!kn) {
+		*kn = malloc(t->n * sizeof(**kn));
+		if (!*kn) {
 			pthread_mutex_unlock(&t->lock);
-			closedir(d);
 			return -ENOMEM;
 		}
 	}
 	for (size_t i = 0; i < t->n; i++)
-		kn[nk++] = (struct known){ .pid = t->v[i].pid, .start_time = t->v[i].start_time };
+		(*kn)[(*nk)++] =
+			(struct known){ .pid = t->v[i].pid, .start_time = t->v[i].start_time };
 	pthread_mutex_unlock(&t->lock);
-	if (nk)
-		qsort(kn, nk, sizeof(*kn), cmp_known);
+	if (*nk)
+		qsort(*kn, *nk, sizeof(**kn), cmp_known);
+	return 0;
+}
+
+static struct known *known_find(struct known *kn, size_t nk, uint32_t pid, uint64_t start_time)
+{
+	struct known key = { .pid = pid, .start_time = start_time };
+
+	return nk ? bsearch(&key, kn, nk, sizeof(*kn), cmp_known) : NULL;
+}
+
+/* A process not known yet: into *np when a finder matches its command line (0). */
+static int examine(const struct agent_procs *t, const struct agent_config *c,
+		   const struct template_host *h, uint32_t pid, uint64_t start_time,
+		   struct agent_proc *np)
+{
+	char path[PATH_MAX], buf[8192];
+	const struct agent_finder *f = NULL;
+	ssize_t n;
+
+	memset(np, 0, sizeof(*np));
+	snprintf(path, sizeof(path), "%s/%u/cmdline", t->proc_root, pid);
+	n = read_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return -1; /* a kernel thread, or gone */
+	np->cmdline = procs_cmdline_from(buf, (size_t)n);
+	if (!np->cmdline)
+		return -1;
+	for (size_t i = 0; i < c->nr_finders && !f; i++)
+		if (c->finders[i].re_ok && regexec(&c->finders[i].re, np->cmdline, 0, NULL, 0) == 0)
+			f = &c->finders[i];
+	if (!f) {
+		free(np->cmdline);
+		return -1;
+	}
+	np->pid = pid;
+	np->start_time = start_time;
+	np->seen = true;
+	if (build(np, f, h, t->proc_root)) {
+		proc_free(np);
+		return -1;
+	}
+	return 0;
+}
+
+/* The processes of /proc not in kn (those in it are marked seen), into *nv. */
+static void collect_new(struct agent_procs *t, const struct agent_config *c,
+			const struct template_host *h, DIR *d, struct known *kn, size_t nk,
+			struct agent_proc **nv, size_t *nn)
+{
+	size_t cap_n = 0;
+	struct dirent *de;
 
 	while ((de = readdir(d))) {
-		char path[PATH_MAX], buf[8192];
-		struct agent_proc np = { 0 };
-		const struct agent_finder *f = NULL;
+		struct agent_proc np;
+		struct known *hit;
+		uint64_t start_time;
 		uint32_t pid;
-		ssize_t n;
 		char *end;
 
 		pid = (uint32_t)strtoul(de->d_name, &end, 10);
 		if (*end || !pid || pid == t->self)
 			continue;
-		key = (struct known){ .pid = pid, .start_time = start_time_of(t->proc_root, pid) };
-		hit = nk ? bsearch(&key, kn, nk, sizeof(*kn), cmp_known) : NULL;
+		start_time = start_time_of(t->proc_root, pid);
+		hit = known_find(kn, nk, pid, start_time);
 		if (hit) {
 			hit->seen = true;
 			continue;
 		}
-		snprintf(path, sizeof(path), "%s/%u/cmdline", t->proc_root, pid);
-		n = read_file(path, buf, sizeof(buf));
-		if (n <= 0)
-			continue; /* a kernel thread, or gone */
-		np.cmdline = procs_cmdline_from(buf, (size_t)n);
-		if (!np.cmdline)
+		if (examine(t, c, h, pid, start_time, &np))
 			continue;
-		for (size_t i = 0; i < c->nr_finders && !f; i++)
-			if (c->finders[i].re_ok &&
-			    regexec(&c->finders[i].re, np.cmdline, 0, NULL, 0) == 0)
-				f = &c->finders[i];
-		if (!f) {
-			free(np.cmdline);
-			continue;
-		}
-		np.pid = pid;
-		np.start_time = key.start_time;
-		np.seen = true;
-		if (build(&np, f, h, t->proc_root)) {
-			proc_free(&np);
-			continue;
-		}
-		if (nn == cap_n) {
+		if (*nn == cap_n) {
 			size_t cap = cap_n ? cap_n * 2 : 8;
-			struct agent_proc *v = realloc(nv, cap * sizeof(*v));
+			struct agent_proc *v = realloc(*nv, cap * sizeof(*v));
 
 			if (!v) {
 				proc_free(&np);
 				continue;
 			}
-			nv = v;
+			*nv = v;
 			cap_n = cap;
 		}
-		nv[nn++] = np;
+		(*nv)[(*nn)++] = np;
 	}
-	closedir(d);
+}
 
-	pthread_mutex_lock(&t->lock);
+/* Under the lock: the known processes the scan did not see have exited. */
+static void drop_exited(struct agent_procs *t, struct known *kn, size_t nk)
+{
 	for (size_t i = 0; i < t->n;) {
-		key = (struct known){ .pid = t->v[i].pid, .start_time = t->v[i].start_time };
-		hit = nk ? bsearch(&key, kn, nk, sizeof(*kn), cmp_known) : NULL;
+		struct known *hit = known_find(kn, nk, t->v[i].pid, t->v[i].start_time);
+
 		if (hit && hit->seen) {
 			t->v[i].seen = true;
 			i++;
@@ -335,6 +354,13 @@ int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct
 		proc_free(&t->v[i]);
 		t->v[i] = t->v[--t->n];
 	}
+}
+
+/* Under the lock: the new processes into the table (taken or freed); how many were added. */
+static int add_new(struct agent_procs *t, struct agent_proc *nv, size_t nn)
+{
+	int added = 0;
+
 	for (size_t k = 0; k < nn; k++) {
 		struct agent_proc *np = &nv[k];
 		bool dup = false;
@@ -368,6 +394,35 @@ int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct
 					       : " (no ELF symbols, or bash, ruby or ssh: "
 						 "reported as not profilable)");
 	}
+	return added;
+}
+
+/*
+ * The scan reads /proc without the lock (slow under load, and the main
+ * thread's task starts and continuous checks take the lock too): the known
+ * processes are copied first, the new ones built aside, and both merged
+ * under the lock at the end. Only scans change which processes the table
+ * holds, so the copy stays right meanwhile.
+ */
+int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct template_host *h)
+{
+	DIR *d = opendir(t->proc_root);
+	struct known *kn;
+	struct agent_proc *nv = NULL;
+	size_t nk, nn = 0;
+	int added;
+
+	if (!d)
+		return -errno;
+	if (known_snapshot(t, &kn, &nk)) {
+		closedir(d);
+		return -ENOMEM;
+	}
+	collect_new(t, c, h, d, kn, nk, &nv, &nn);
+	closedir(d);
+	pthread_mutex_lock(&t->lock);
+	drop_exited(t, kn, nk);
+	added = add_new(t, nv, nn);
 	pthread_mutex_unlock(&t->lock);
 	free(nv);
 	free(kn);

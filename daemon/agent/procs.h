@@ -21,7 +21,7 @@
 #include "agent/entity.h"
 
 struct agent_config;
-struct tmpl_host;
+struct template_host;
 
 enum proc_state {
 	PROC_NEW,      /* not reported yet */
@@ -58,7 +58,7 @@ void procs_free(struct agent_procs *t);
  * One scan. Returns how many processes were added (logged at info) or
  * -errno when /proc cannot be read.
  */
-int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct tmpl_host *h);
+int procs_scan(struct agent_procs *t, const struct agent_config *c, const struct template_host *h);
 
 /* The pid of the reported process with this OAP id; 0 when none. Locks. */
 uint32_t procs_pid_of(struct agent_procs *t, const char *process_id);

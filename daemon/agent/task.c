@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Task commands and rover's task rules; see agent_task.h. */
+/* Task commands and rover's task rules; see task.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

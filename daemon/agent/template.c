@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Entity name templates; see agent_template.h. The grammar is small on
+ * Entity name templates; see template.h. The grammar is small on
  * purpose: an action is one field, optionally with one quoted argument, so
  * a config that uses anything else fails at load time with the reason
  * rather than producing odd names later.
@@ -117,7 +117,7 @@ static void put(struct out *o, const char *s, size_t n)
 	o->buf[o->len] = 0;
 }
 
-static int walk(const char *t, const struct tmpl_process *p, const struct tmpl_host *h,
+static int walk(const char *t, const struct template_process *p, const struct template_host *h,
 		struct out *o, char *err, size_t errlen)
 {
 	while (*t) {
@@ -185,13 +185,13 @@ static int walk(const char *t, const struct tmpl_process *p, const struct tmpl_h
 	return 0;
 }
 
-int tmpl_check(const char *t, char *err, size_t errlen)
+int template_check(const char *t, char *err, size_t errlen)
 {
 	return walk(t, NULL, NULL, NULL, err, errlen);
 }
 
-int tmpl_expand(const char *t, const struct tmpl_process *p, const struct tmpl_host *h, char *out,
-		size_t outlen, char *err, size_t errlen)
+int template_expand(const char *t, const struct template_process *p, const struct template_host *h,
+		    char *out, size_t outlen, char *err, size_t errlen)
 {
 	struct out o = { .buf = out, .cap = outlen };
 
@@ -201,7 +201,7 @@ int tmpl_expand(const char *t, const struct tmpl_process *p, const struct tmpl_h
 	return walk(t, p, h, &o, err, errlen);
 }
 
-void tmpl_host_ip(void *arg, int family, const char *iface, char *out, size_t outlen)
+void template_host_ip(void *arg, int family, const char *iface, char *out, size_t outlen)
 {
 	struct ifaddrs *ifs, *i;
 	const char *pick = NULL;

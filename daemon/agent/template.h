@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct tmpl_process {
+struct template_process {
 	uint32_t pid;
 	const char *exe_path;
 	const char *exe_name;
@@ -26,7 +26,7 @@ struct tmpl_process {
 	const char *workdir;
 };
 
-struct tmpl_host {
+struct template_host {
 	const char *hostname;
 	const char *instance_id;
 	/* Address of iface (or the fallback) into out; tests replace it. */
@@ -35,16 +35,16 @@ struct tmpl_host {
 };
 
 /* Syntax and field names only. 0, or -EINVAL with the reason in err. */
-int tmpl_check(const char *t, char *err, size_t errlen);
+int template_check(const char *t, char *err, size_t errlen);
 
 /*
  * Expand t into out (truncated to outlen - 1). p may be NULL when the
  * template uses no .Process field. 0 or -EINVAL with err.
  */
-int tmpl_expand(const char *t, const struct tmpl_process *p, const struct tmpl_host *h, char *out,
-		size_t outlen, char *err, size_t errlen);
+int template_expand(const char *t, const struct template_process *p, const struct template_host *h,
+		    char *out, size_t outlen, char *err, size_t errlen);
 
-/* The real lookup over getifaddrs(), for tmpl_host.ip. */
-void tmpl_host_ip(void *arg, int family, const char *iface, char *out, size_t outlen);
+/* The real lookup over getifaddrs(), for template_host.ip. */
+void template_host_ip(void *arg, int family, const char *iface, char *out, size_t outlen);
 
 #endif

@@ -4,8 +4,8 @@
  *
  * Threads: this one runs tasks and drains their rings; the scanner thread
  * discovers processes (reading /proc takes a while under load); the flush
- * worker (agent_flush.c) symbolizes and encodes each flush; the OAP thread
- * (agent_oap.c) does every network call. They meet in four places, each
+ * worker (agent/flush.c) symbolizes and encodes each flush; the OAP thread
+ * (agent/oap/) does every network call. They meet in four places, each
  * with its own lock: the process table, the task inbox, the flush queue and
  * the upload queue. Without core.backend.addr there is no OAP thread: tasks come
  * from the skyprof.schedule section and profiles go to the spool directory.
@@ -36,9 +36,9 @@
 #include "capture/capture.h"
 #include "cli/commands.h"
 #include "agent/config.h"
-#include "lib/clock.h"
 #include "lib/random_bytes.h"
 #include "cli/usage.h"
+#include "lib/clock.h"
 
 #define DEFAULT_CONFIG "/etc/skyprof/agent.yaml"
 #define MAX_RUNS       8
@@ -161,10 +161,10 @@ struct agent {
 	struct flush_worker worker;
 	struct agent_inbox inbox;
 	struct agent_oap oap;
-	struct cont_policies policies; /* continuous profiling */
+	struct continuous_policies policies; /* continuous profiling */
 	struct cmon *cmon;
 	bool oap_mode;
-	struct tmpl_host host;
+	struct template_host host;
 	char hostname[256];
 	char agent_id[37];
 	struct held held[MAX_RUNS];
@@ -541,7 +541,13 @@ static int loop(struct agent *a)
 	return 0;
 }
 
-int cli_agent_main(int argc, char **argv)
+struct agent_opts {
+	const char *config, *level;
+	bool check_only;
+};
+
+/* The command line: -1 to go on, else the exit code. */
+static int parse_options(int argc, char **argv, struct agent_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -550,25 +556,20 @@ int cli_agent_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static struct agent a;
-	const char *config = NULL, *level = NULL;
-	bool check_only = false;
-	char err[1024];
-	size_t nin;
-	int opt, r;
+	int opt;
 
 	optind = 0; /* glibc: full reinitialisation */
 	opterr = 0; /* usage_getopt_fail's message instead */
 	while ((opt = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			config = optarg;
+			o->config = optarg;
 			break;
 		case 'C':
-			check_only = true;
+			o->check_only = true;
 			break;
 		case 'L':
-			level = optarg;
+			o->level = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -579,15 +580,24 @@ int cli_agent_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_fail("agent", "unexpected argument '%s'", argv[optind]);
-	if (level && log_level_parse(level) < 0)
+	if (o->level && log_level_parse(o->level) < 0)
 		return usage_fail("agent", "--log-level: '%s' is not error, warn, info or debug",
-				  level);
-	if (!config && access(DEFAULT_CONFIG, R_OK) == 0)
-		config = DEFAULT_CONFIG;
-	if (config)
-		r = config_load_file(&a.cfg, config, err, sizeof(err));
+				  o->level);
+	return -1;
+}
+
+/* The config, loaded and checked: -1 to go on, else the exit code (--check ends here). */
+static int load_config(struct agent *a, struct agent_opts *o)
+{
+	char err[1024];
+	int r;
+
+	if (!o->config && access(DEFAULT_CONFIG, R_OK) == 0)
+		o->config = DEFAULT_CONFIG;
+	if (o->config)
+		r = config_load_file(&a->cfg, o->config, err, sizeof(err));
 	else
-		r = config_load_string(&a.cfg, "", 0, err, sizeof(err));
+		r = config_load_string(&a->cfg, "", 0, err, sizeof(err));
 	if (r) {
 		/* a file that cannot be read as one is a usage error; its content is not */
 		bool file = config_error_is_file(r);
@@ -595,112 +605,151 @@ int cli_agent_main(int argc, char **argv)
 		if (file)
 			usage_fail("agent", "%s", err);
 		else
-			log_error("config %s: %s", config ? config : "(defaults)", err);
-		config_free(&a.cfg);
+			log_error("config %s: %s", o->config ? o->config : "(defaults)", err);
+		config_free(&a->cfg);
 		return file ? USAGE_EXIT : 1;
 	}
-	log_set_level(level ? log_level_parse(level) : a.cfg.log_level);
-	if (!a.cfg.backend.addr &&
-	    spool_dir_check(a.cfg.skyprof.spool_dir, !check_only, err, sizeof(err))) {
+	log_set_level(o->level ? log_level_parse(o->level) : a->cfg.log_level);
+	if (!a->cfg.backend.addr &&
+	    spool_dir_check(a->cfg.skyprof.spool_dir, !o->check_only, err, sizeof(err))) {
 		log_error("skyprof.spool_dir: %s", err);
-		config_free(&a.cfg);
+		config_free(&a->cfg);
 		return 1;
 	}
-	if (check_only) {
+	if (o->check_only) {
 		printf("%s: ok (%u warnings): %s, %zu finders, on-CPU at %u Hz\n",
-		       config ? config : "(defaults)", a.cfg.nr_warnings,
-		       a.cfg.backend.addr ? a.cfg.backend.addr : "no OAP (spool mode)",
-		       a.cfg.nr_finders, config_oncpu_freq(&a.cfg));
-		config_free(&a.cfg);
+		       o->config ? o->config : "(defaults)", a->cfg.nr_warnings,
+		       a->cfg.backend.addr ? a->cfg.backend.addr : "no OAP (spool mode)",
+		       a->cfg.nr_finders, config_oncpu_freq(&a->cfg));
+		config_free(&a->cfg);
 		return 0;
 	}
+	return -1;
+}
 
-	install_signals();
-	make_uuid(a.agent_id);
-	if (gethostname(a.hostname, sizeof(a.hostname) - 1))
-		snprintf(a.hostname, sizeof(a.hostname), "localhost");
-	a.host = (struct tmpl_host){ .hostname = a.hostname,
-				     .instance_id = a.agent_id,
-				     .ip = tmpl_host_ip };
-	procs_init(&a.procs, NULL);
-	queue_init(&a.queue, a.cfg.skyprof.queue_bytes);
-	r = flush_worker_start(&a.worker, FLUSH_QUEUE_JOBS);
-	if (r)
-		log_warn("cannot start the flush worker (%s): flushes run on the drain thread",
-			 strerror(-r));
-	r = inbox_init(&a.inbox);
-	if (r) {
-		log_error("eventfd: %s", strerror(-r));
-		return 1;
-	}
-	if (!a.cfg.nr_finders)
-		log_warn("config: no process_discovery.scanner.regex finders: no process will be "
-			 "registered");
-	a.oap_mode = a.cfg.backend.addr != NULL;
-	cont_policies_init(&a.policies);
-	if (!a.oap_mode && a.cfg.continuous.policies_json) {
-		struct cont_apply_stats cst;
+/* The local policies (without an OAP), and the monitor that evaluates policies. */
+static void continuous_setup(struct agent *a)
+{
+	const struct agent_config *c = &a->cfg;
+	char err[1024];
+
+	continuous_policies_init(&a->policies);
+	if (!a->oap_mode && c->continuous.policies_error) {
+		log_warn("skyprof.continuous.policies: %s", c->continuous.policies_error);
+	} else if (!a->oap_mode && c->continuous.policies) {
+		struct continuous_apply_stats cst;
 
 		/* the local policies never change: checked once, like the rest */
-		if (cont_policies_apply(&a.policies, a.cfg.continuous.policies_json,
-					strlen(a.cfg.continuous.policies_json), "local", &cst, err,
-					sizeof(err)))
+		if (continuous_policies_apply_value(&a->policies, c->continuous.policies, "local",
+						    &cst, err, sizeof(err)))
 			log_warn("skyprof.continuous.policies: %s", err);
 		else
 			log_info("continuous: %u local service policies, %u checks (%u rejected)",
 				 cst.services, cst.items, cst.rejected + cst.unsupported);
-	} else if (a.oap_mode && a.cfg.continuous.policies_json) {
+	} else if (a->oap_mode && (c->continuous.policies || c->continuous.policies_error)) {
 		log_warn("skyprof.continuous.policies: ignored with an OAP (its policies rule)");
 	}
-	if (a.oap_mode || a.policies.n) {
-		a.cmon =
-			cmon_new(&a.cfg, &a.policies, &a.procs, a.oap_mode ? &a.queue : NULL, NULL);
-		if (!a.cmon)
+	if (a->oap_mode || a->policies.n) {
+		a->cmon = cmon_new(&a->cfg, &a->policies, &a->procs, a->oap_mode ? &a->queue : NULL,
+				   NULL);
+		if (!a->cmon)
 			log_warn("continuous: out of memory: continuous profiling off");
 	}
-	if (a.oap_mode) {
-		r = oap_start(&a.oap, &a.cfg, &a.procs, &a.queue, &a.inbox, &a.host,
-			      a.cmon ? &a.policies : NULL, a.agent_id, err, sizeof(err));
-		if (r) {
-			log_error("core.backend: %s", err);
-			return 1;
-		}
-		log_info(
-			"agent %s started: OAP %s%s%s, %zu finders, on-CPU at %u Hz, queue %" PRIu64
-			" bytes",
-			a.agent_id, a.cfg.backend.addr, a.cfg.backend.enable_tls ? " (TLS)" : "",
-			a.cfg.backend.authentication ? " with a token" : "", a.cfg.nr_finders,
-			config_oncpu_freq(&a.cfg), a.cfg.skyprof.queue_bytes);
-	} else {
-		log_info("agent %s started without an OAP: %s tasks every %.0f s into %s",
-			 a.agent_id, task_target_name(a.cfg.skyprof.schedule_target),
-			 (double)a.cfg.skyprof.schedule_interval_ms / 1000,
-			 a.cfg.skyprof.spool_dir);
-		/* the first round after one scan has found the processes */
-		a.next_schedule_ms = agent_wall_ms() + a.cfg.scan_period_ms + 100;
+}
+
+/* Everything the loop needs, the OAP thread started: -1 to go on, else the exit code. */
+static int start(struct agent *a)
+{
+	char err[1024];
+	int r;
+
+	install_signals();
+	make_uuid(a->agent_id);
+	if (gethostname(a->hostname, sizeof(a->hostname) - 1))
+		snprintf(a->hostname, sizeof(a->hostname), "localhost");
+	a->host = (struct template_host){ .hostname = a->hostname,
+					  .instance_id = a->agent_id,
+					  .ip = template_host_ip };
+	procs_init(&a->procs, NULL);
+	queue_init(&a->queue, a->cfg.skyprof.queue_bytes);
+	r = flush_worker_start(&a->worker, FLUSH_QUEUE_JOBS);
+	if (r)
+		log_warn("cannot start the flush worker (%s): flushes run on the drain thread",
+			 strerror(-r));
+	r = inbox_init(&a->inbox);
+	if (r) {
+		log_error("eventfd: %s", strerror(-r));
+		return 1;
 	}
+	if (!a->cfg.nr_finders)
+		log_warn("config: no process_discovery.scanner.regex finders: no process will be "
+			 "registered");
+	a->oap_mode = a->cfg.backend.addr != NULL;
+	continuous_setup(a);
+	if (!a->oap_mode) {
+		log_info("agent %s started without an OAP: %s tasks every %.0f s into %s",
+			 a->agent_id, task_target_name(a->cfg.skyprof.schedule_target),
+			 (double)a->cfg.skyprof.schedule_interval_ms / 1000,
+			 a->cfg.skyprof.spool_dir);
+		/* the first round after one scan has found the processes */
+		a->next_schedule_ms = agent_wall_ms() + a->cfg.scan_period_ms + 100;
+		return -1;
+	}
+	r = oap_start(&a->oap, &a->cfg, &a->procs, &a->queue, &a->inbox, &a->host,
+		      a->cmon ? &a->policies : NULL, a->agent_id, err, sizeof(err));
+	if (r) {
+		log_error("core.backend: %s", err);
+		return 1;
+	}
+	log_info("agent %s started: OAP %s%s%s, %zu finders, on-CPU at %u Hz, queue %" PRIu64
+		 " bytes",
+		 a->agent_id, a->cfg.backend.addr, a->cfg.backend.enable_tls ? " (TLS)" : "",
+		 a->cfg.backend.authentication ? " with a token" : "", a->cfg.nr_finders,
+		 config_oncpu_freq(&a->cfg), a->cfg.skyprof.queue_bytes);
+	return -1;
+}
 
-	scanner_start(&a);
-	loop(&a);
+/* The tasks stopped, the last uploads given STOP_DRAIN_MS, everything freed. */
+static void shutdown_agent(struct agent *a)
+{
+	size_t nin;
 
-	scanner_stop(&a);
-	log_info("agent: stopping: %zu tasks held", a.nr_held);
-	while (a.nr_held)
-		held_stop(&a, a.nr_held - 1);
+	scanner_stop(a);
+	log_info("agent: stopping: %zu tasks held", a->nr_held);
+	while (a->nr_held)
+		held_stop(a, a->nr_held - 1);
 	/* the last flushes into the upload queue first */
-	flush_worker_stop(&a.worker);
-	if (a.oap_mode)
-		oap_stop(&a.oap, STOP_DRAIN_MS);
-	nin = queue_drop_all(&a.queue);
+	flush_worker_stop(&a->worker);
+	if (a->oap_mode)
+		oap_stop(&a->oap, STOP_DRAIN_MS);
+	nin = queue_drop_all(&a->queue);
 	if (nin)
 		log_warn("agent: %zu upload batches not sent within %d ms: dropped", nin,
 			 STOP_DRAIN_MS);
-	report_stats(&a, "exit");
-	cmon_free(a.cmon);
-	cont_policies_free(&a.policies);
-	inbox_destroy(&a.inbox);
-	queue_destroy(&a.queue);
-	procs_free(&a.procs);
-	config_free(&a.cfg);
+	report_stats(a, "exit");
+	cmon_free(a->cmon);
+	continuous_policies_free(&a->policies);
+	inbox_destroy(&a->inbox);
+	queue_destroy(&a->queue);
+	procs_free(&a->procs);
+	config_free(&a->cfg);
+}
+
+int cli_agent_main(int argc, char **argv)
+{
+	static struct agent a;
+	struct agent_opts o = { 0 };
+	int r;
+
+	r = parse_options(argc, argv, &o);
+	if (r < 0)
+		r = load_config(&a, &o);
+	if (r < 0)
+		r = start(&a);
+	if (r >= 0)
+		return r;
+	scanner_start(&a);
+	loop(&a);
+	shutdown_agent(&a);
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gRPC message framing and trailer parsing; see grpc_frame.h. Everything
+ * gRPC message framing and trailer parsing; see frame.h. Everything
  * here reads bytes from the network, so nothing trusts a length before it
  * is checked against GRPC_MAX_MESSAGE.
  */

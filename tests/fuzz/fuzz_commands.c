@@ -38,11 +38,11 @@ static const char *arg(const Skywalking__V3__Command *c, const char *key)
 static void commands(const uint8_t *d, size_t n)
 {
 	Skywalking__V3__Commands *c = skywalking__v3__commands__unpack(NULL, n, d);
-	struct cont_policies pol;
+	struct continuous_policies pol;
 
 	if (!c)
 		return;
-	cont_policies_init(&pol);
+	continuous_policies_init(&pol);
 	for (size_t i = 0; i < c->n_commands; i++) {
 		const Skywalking__V3__Command *cmd = c->commands[i];
 		struct task_spec t;
@@ -63,12 +63,12 @@ static void commands(const uint8_t *d, size_t n)
 		if ((s = arg(cmd, "TaskId")))
 			sink += strlen(s);
 		if ((s = arg(cmd, "ServiceWithPolicyJSON"))) {
-			struct cont_apply_stats st;
+			struct continuous_apply_stats st;
 
-			cont_policies_apply(&pol, s, strlen(s), NULL, &st, err, sizeof(err));
+			continuous_policies_apply(&pol, s, strlen(s), NULL, &st, err, sizeof(err));
 		}
 	}
-	cont_policies_free(&pol);
+	continuous_policies_free(&pol);
 	skywalking__v3__commands__free_unpacked(c, NULL);
 }
 

@@ -29,15 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < c.nr_finders; i++)
 			if (!c.finders[i].match_cmd || !c.finders[i].re_ok)
 				abort();
-		if (c.continuous.policies_json) {
-			struct cont_policies p;
-			struct cont_apply_stats st;
+		if (c.continuous.policies && c.continuous.policies_error)
+			abort(); /* one or the other */
+		if (c.continuous.policies) {
+			struct continuous_policies p;
+			struct continuous_apply_stats st;
 
-			cont_policies_init(&p);
-			cont_policies_apply(&p, c.continuous.policies_json,
-					    strlen(c.continuous.policies_json), "local", &st, err,
-					    sizeof(err));
-			cont_policies_free(&p);
+			continuous_policies_init(&p);
+			continuous_policies_apply_value(&p, c.continuous.policies, "local", &st,
+							err, sizeof(err));
+			continuous_policies_free(&p);
 		}
 	} else if (!err[0] || strnlen(err, sizeof(err)) == sizeof(err)) {
 		abort(); /* a refusal always says why */

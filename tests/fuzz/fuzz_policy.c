@@ -17,13 +17,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_items(const struct cont_policy *p)
+static void check_items(const struct continuous_policy *p)
 {
-	for (int t = 0; t < CONT_NR_TARGETS; t++)
-		for (int m = 0; m < CONT_NR_MONITORS; m++) {
-			const struct cont_item *it = &p->items[t][m];
+	for (int t = 0; t < CONTINUOUS_NR_TARGETS; t++)
+		for (int m = 0; m < CONTINUOUS_NR_MONITORS; m++) {
+			const struct continuous_item *it = &p->items[t][m];
 
-			if (it->set && (it->period == 0 || it->period > CONT_WINDOW_MAX ||
+			if (it->set && (it->period == 0 || it->period > CONTINUOUS_WINDOW_MAX ||
 					it->count == 0 || it->count > it->period))
 				abort(); /* the evaluator's window cannot hold it */
 		}
@@ -32,8 +32,8 @@ static void check_items(const struct cont_policy *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data;
-	struct cont_policies p;
-	struct cont_apply_stats st;
+	struct continuous_policies p;
+	struct continuous_apply_stats st;
 	struct json *j;
 	char err[256];
 
@@ -45,22 +45,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (!err[0]) {
 		abort();
 	}
-	cont_policies_init(&p);
+	continuous_policies_init(&p);
 	for (int pass = 0; pass < 2; pass++)
-		if (cont_policies_apply(&p, s, size, pass ? NULL : "fuzz", &st, err, sizeof(err)))
+		if (continuous_policies_apply(&p, s, size, pass ? NULL : "fuzz", &st, err,
+					      sizeof(err)))
 			break;
 	for (size_t i = 0; i < p.n; i++) {
-		struct cont_policy copy;
+		struct continuous_policy copy;
 		char uuid[128];
 
 		if (!p.v[i].service || !p.v[i].uuid || !p.v[i].uuid[0])
 			abort();
 		check_items(&p.v[i]);
-		if (!cont_policies_get(&p, p.v[i].service, &copy))
+		if (!continuous_policies_get(&p, p.v[i].service, &copy))
 			abort();
 		check_items(&copy);
-		cont_policies_uuid(&p, p.v[i].service, uuid, sizeof(uuid));
+		continuous_policies_uuid(&p, p.v[i].service, uuid, sizeof(uuid));
 	}
-	cont_policies_free(&p);
+	continuous_policies_free(&p);
 	return 0;
 }

@@ -24,12 +24,14 @@
 #include "agent/flush.h"
 #include "agent/log.h"
 #include "agent/oap/oap.h"
+#include "agent/oap/rpc.h"
 #include "agent/procs.h"
 #include "agent/queue.h"
 #include "agent/task.h"
 #include "agent/template.h"
 #include "agent/upload.h"
 #include "agent/config.h"
+#include "grpc/call.h"
 #include "grpc/conn.h"
 #include "grpc/frame.h"
 #include "sw_command.pb-c.h"
@@ -199,43 +201,47 @@ static void fake_ip(void *arg, int family, const char *iface, char *out, size_t 
 
 static void templates(void **state)
 {
-	struct tmpl_process p = { .pid = 42,
-				  .exe_path = "/usr/bin/app",
-				  .exe_name = "app",
-				  .cmdline = "app --x",
-				  .workdir = "/srv" };
-	struct tmpl_host h = { .hostname = "box", .instance_id = "uuid", .ip = fake_ip };
+	struct template_process p = { .pid = 42,
+				      .exe_path = "/usr/bin/app",
+				      .exe_name = "app",
+				      .cmdline = "app --x",
+				      .workdir = "/srv" };
+	struct template_host h = { .hostname = "box", .instance_id = "uuid", .ip = fake_ip };
 	char out[128], err[128];
 
 	(void)state;
-	assert_int_equal(tmpl_expand("{{.Process.ExeName}}-{{ .Process.Pid }}@{{.Rover.HostName}}",
-				     &p, &h, out, sizeof(out), err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		template_expand("{{.Process.ExeName}}-{{ .Process.Pid }}@{{.Rover.HostName}}", &p,
+				&h, out, sizeof(out), err, sizeof(err)),
+		0);
 	assert_string_equal(out, "app-42@box");
-	assert_int_equal(tmpl_expand("{{.Rover.HostIPV4 \"eth0\"}} {{.Rover.HostIPV6 \"lo\"}}", &p,
-				     &h, out, sizeof(out), err, sizeof(err)),
+	assert_int_equal(template_expand("{{.Rover.HostIPV4 \"eth0\"}} {{.Rover.HostIPV6 \"lo\"}}",
+					 &p, &h, out, sizeof(out), err, sizeof(err)),
 			 0);
 	assert_string_equal(out, "v4/eth0 v6/lo");
 	assert_int_equal(
-		tmpl_expand("{{.Process.Command}}|{{.Process.CommandLine}}|"
-			    "{{.Process.ExeFilePath}}|{{.Process.WorkDir}}|{{.Rover.InstanceID}}",
-			    &p, &h, out, sizeof(out), err, sizeof(err)),
+		template_expand(
+			"{{.Process.Command}}|{{.Process.CommandLine}}|"
+			"{{.Process.ExeFilePath}}|{{.Process.WorkDir}}|{{.Rover.InstanceID}}",
+			&p, &h, out, sizeof(out), err, sizeof(err)),
 		0);
 	assert_string_equal(out, "app --x|app --x|/usr/bin/app|/srv|uuid");
-	assert_int_equal(tmpl_expand("plain", &p, &h, out, sizeof(out), err, sizeof(err)), 0);
+	assert_int_equal(template_expand("plain", &p, &h, out, sizeof(out), err, sizeof(err)), 0);
 	assert_string_equal(out, "plain");
 	assert_int_equal(
-		tmpl_expand("{{.Process.ExeName}}xxxxxxxx", &p, &h, out, 6, err, sizeof(err)), 0);
+		template_expand("{{.Process.ExeName}}xxxxxxxx", &p, &h, out, 6, err, sizeof(err)),
+		0);
 	assert_string_equal(out, "appxx");
-	assert_int_equal(tmpl_check("{{.Process.Nope}}", err, sizeof(err)), -EINVAL);
+	assert_int_equal(template_check("{{.Process.Nope}}", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, ".Process.Nope"));
-	assert_int_equal(tmpl_check("{{.Process.ExeName", err, sizeof(err)), -EINVAL);
-	assert_int_equal(tmpl_check("{{.Rover.HostIPV4}}", err, sizeof(err)), -EINVAL);
-	assert_int_equal(tmpl_check("{{.Rover.HostIPV4 en0}}", err, sizeof(err)), -EINVAL);
-	assert_int_equal(tmpl_check("{{.Rover.HostName \"x\"}}", err, sizeof(err)), -EINVAL);
-	assert_int_equal(tmpl_check("{{.Rover.HostIPV4 \"en0\" x}}", err, sizeof(err)), -EINVAL);
+	assert_int_equal(template_check("{{.Process.ExeName", err, sizeof(err)), -EINVAL);
+	assert_int_equal(template_check("{{.Rover.HostIPV4}}", err, sizeof(err)), -EINVAL);
+	assert_int_equal(template_check("{{.Rover.HostIPV4 en0}}", err, sizeof(err)), -EINVAL);
+	assert_int_equal(template_check("{{.Rover.HostName \"x\"}}", err, sizeof(err)), -EINVAL);
+	assert_int_equal(template_check("{{.Rover.HostIPV4 \"en0\" x}}", err, sizeof(err)),
+			 -EINVAL);
 	assert_int_equal(
-		tmpl_expand("{{.Process.Pid}}", NULL, &h, out, sizeof(out), err, sizeof(err)),
+		template_expand("{{.Process.Pid}}", NULL, &h, out, sizeof(out), err, sizeof(err)),
 		-EINVAL);
 }
 
@@ -301,13 +307,13 @@ static void queue_bounds(void **state)
 static void backoff_grows_with_jitter(void **state)
 {
 	(void)state;
-	assert_int_equal(oap_backoff_ms(1, 60000, 0.5), 1000);
-	assert_int_equal(oap_backoff_ms(2, 60000, 0.5), 2000);
-	assert_int_equal(oap_backoff_ms(5, 60000, 0.5), 16000);
-	assert_int_equal(oap_backoff_ms(30, 60000, 0.5), 60000);
-	assert_int_equal(oap_backoff_ms(1, 60000, 0.0), 800);
-	assert_true(oap_backoff_ms(1, 60000, 0.999) < 1200);
-	assert_int_equal(oap_backoff_ms(10, 2000, 0.5), 2000);
+	assert_int_equal(rpc_backoff_ms(1, 60000, 0.5), 1000);
+	assert_int_equal(rpc_backoff_ms(2, 60000, 0.5), 2000);
+	assert_int_equal(rpc_backoff_ms(5, 60000, 0.5), 16000);
+	assert_int_equal(rpc_backoff_ms(30, 60000, 0.5), 60000);
+	assert_int_equal(rpc_backoff_ms(1, 60000, 0.0), 800);
+	assert_true(rpc_backoff_ms(1, 60000, 0.999) < 1200);
+	assert_int_equal(rpc_backoff_ms(10, 2000, 0.5), 2000);
 }
 
 /*
@@ -320,18 +326,18 @@ static void upload_resend_rule(void **state)
 	struct grpc_result r = { .code = GRPC_RESOURCE_EXHAUSTED, .msgs_sent = 3 };
 
 	(void)state;
-	assert_true(oap_nothing_stored(0, &r)); /* the OAP's memory watermark */
+	assert_true(rpc_nothing_stored(0, &r)); /* the OAP's memory watermark */
 	r.local = true;
-	assert_false(oap_nothing_stored(0, &r)); /* our refusal of its answer */
+	assert_false(rpc_nothing_stored(0, &r)); /* our refusal of its answer */
 	r = (struct grpc_result){ .code = GRPC_PERMISSION_DENIED, .msgs_sent = 2 };
-	assert_true(oap_nothing_stored(0, &r));
+	assert_true(rpc_nothing_stored(0, &r));
 	r = (struct grpc_result){ .code = GRPC_DEADLINE_EXCEEDED, .msgs_sent = 2, .local = true };
-	assert_false(oap_nothing_stored(0, &r));
+	assert_false(rpc_nothing_stored(0, &r));
 	r = (struct grpc_result){ .code = GRPC_INTERNAL, .msgs_sent = 2 };
-	assert_false(oap_nothing_stored(0, &r));
-	assert_false(oap_nothing_stored(-ECONNRESET, &r));
+	assert_false(rpc_nothing_stored(0, &r));
+	assert_false(rpc_nothing_stored(-ECONNRESET, &r));
 	r.msgs_sent = 0;
-	assert_true(oap_nothing_stored(-ECONNRESET, &r));
+	assert_true(rpc_nothing_stored(-ECONNRESET, &r));
 }
 
 static void proc_helpers(void **state)
@@ -882,7 +888,7 @@ static void procs_scan_fake(void **state)
 				   "    regex:\n"
 				   "      - match_cmd: \"myapp --serve\"\n"
 				   "        service_name: svc\n";
-	struct tmpl_host h = { .hostname = "box", .instance_id = "uuid", .ip = fake_ip };
+	struct template_host h = { .hostname = "box", .instance_id = "uuid", .ip = fake_ip };
 	struct agent_config c;
 	struct agent_procs t;
 	char root[] = "/tmp/skyprof-procs-XXXXXX", err[256], cmd[600];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The agent's config (config_agent.c): every rover 0.5 key it accepts, the
+ * The agent's config (agent/config*.c): every rover 0.5 key it accepts, the
  * skyprof section, ${ENV:default}, durations, and the errors that must name
  * their key.
  */
@@ -18,6 +18,8 @@
 
 #include "agent/log.h"
 #include "agent/config.h"
+#include "agent/config_parse.h"
+#include "agent/continuous.h"
 
 static struct agent_config c;
 static char err[512];
@@ -350,37 +352,37 @@ static void env_substitution(void **state)
 	setenv("SKYPROF_T1", "val", 1);
 	unsetenv("SKYPROF_UNSET");
 	setenv("SKYPROF_EMPTY", "", 1);
-	assert_int_equal(config_subst_env("a${SKYPROF_T1:def}b", &out), 0);
+	assert_int_equal(config_parse_env("a${SKYPROF_T1:def}b", &out), 0);
 	assert_string_equal(out, "avalb");
 	free(out);
-	assert_int_equal(config_subst_env("${SKYPROF_UNSET:def}", &out), 0);
+	assert_int_equal(config_parse_env("${SKYPROF_UNSET:def}", &out), 0);
 	assert_string_equal(out, "def");
 	free(out);
-	assert_int_equal(config_subst_env("${SKYPROF_EMPTY:def}", &out), 0);
+	assert_int_equal(config_parse_env("${SKYPROF_EMPTY:def}", &out), 0);
 	assert_string_equal(out, "def");
 	free(out);
-	assert_int_equal(config_subst_env("${SKYPROF_UNSET:}", &out), 0);
+	assert_int_equal(config_parse_env("${SKYPROF_UNSET:}", &out), 0);
 	assert_string_equal(out, "");
 	free(out);
-	assert_int_equal(config_subst_env("${SKYPROF_UNSET:\"q\"}", &out), 0);
+	assert_int_equal(config_parse_env("${SKYPROF_UNSET:\"q\"}", &out), 0);
 	assert_string_equal(out, "q");
 	free(out);
-	assert_int_equal(config_subst_env("${SKYPROF_UNSET:{{.Rover.HostIPV4 \"en0\"}}}-x", &out),
+	assert_int_equal(config_parse_env("${SKYPROF_UNSET:{{.Rover.HostIPV4 \"en0\"}}}-x", &out),
 			 0);
 	assert_string_equal(out, "{{.Rover.HostIPV4 \"en0\"}}-x");
 	free(out);
-	assert_int_equal(config_subst_env("${SKYPROF_UNSET:a:b}", &out), 0);
+	assert_int_equal(config_parse_env("${SKYPROF_UNSET:a:b}", &out), 0);
 	assert_string_equal(out, "a:b");
 	free(out);
-	assert_int_equal(config_subst_env("${SKYPROF_T1}", &out), 0);
+	assert_int_equal(config_parse_env("${SKYPROF_T1}", &out), 0);
 	assert_string_equal(out, "val");
 	free(out);
-	assert_int_equal(config_subst_env("plain {{x}}", &out), 0);
+	assert_int_equal(config_parse_env("plain {{x}}", &out), 0);
 	assert_string_equal(out, "plain {{x}}");
 	free(out);
-	assert_int_equal(config_subst_env("${SKYPROF_T1:x", &out), -EINVAL);
-	assert_int_equal(config_subst_env("${:x}", &out), -EINVAL);
-	assert_int_equal(config_subst_env("${BAD-NAME:x}", &out), -EINVAL);
+	assert_int_equal(config_parse_env("${SKYPROF_T1:x", &out), -EINVAL);
+	assert_int_equal(config_parse_env("${:x}", &out), -EINVAL);
+	assert_int_equal(config_parse_env("${BAD-NAME:x}", &out), -EINVAL);
 }
 
 static void durations_sizes_bools(void **state)
@@ -442,6 +444,81 @@ static void labels_as_list(void **state)
 	assert_int_equal(c.finders[0].nr_labels, 0);
 }
 
+/*
+ * skyprof.continuous.policies: YAML read straight into the value the JSON
+ * reader gives for the OAP's ServiceWithPolicyJSON, so the same policy
+ * written either way ends up the same in the store.
+ */
+static void yaml_policies(void **state)
+{
+	static const char js[] =
+		"[{\"ServiceName\":\"svc\",\"Profiling\":{\"ON_CPU\":{"
+		"\"PROCESS_CPU\":{\"Threshold\":\"50\",\"Period\":5,\"Count\":3},"
+		"\"THREAD_COUNT\":{\"Threshold\":40,\"Period\":\"4\",\"Count\":2}},"
+		"\"OFF_CPU\":{\"SYSTEM_LOAD\":{\"Threshold\":1.5e0,\"Period\":10,\"Count\":10}}}}]";
+	struct continuous_policies from_yaml, from_json;
+	struct continuous_apply_stats sy, sj;
+	struct continuous_policy py, pj;
+
+	(void)state;
+	assert_int_equal(
+		load("skyprof:\n  continuous:\n    policies:\n"
+		     "      - ServiceName: svc\n"
+		     "        Profiling:\n"
+		     "          ON_CPU:\n"
+		     "            PROCESS_CPU: {Threshold: \"50\", Period: 5, Count: 3}\n"
+		     "            THREAD_COUNT: {Threshold: 40, Period: '4', Count: 2}\n"
+		     "          OFF_CPU:\n"
+		     "            SYSTEM_LOAD: {Threshold: 1.5e0, Period: 10, Count: 10}\n"),
+		0);
+	assert_non_null(c.continuous.policies);
+	assert_null(c.continuous.policies_error);
+	continuous_policies_init(&from_yaml);
+	continuous_policies_init(&from_json);
+	assert_int_equal(continuous_policies_apply_value(&from_yaml, c.continuous.policies, "local",
+							 &sy, err, sizeof(err)),
+			 0);
+	assert_int_equal(continuous_policies_apply(&from_json, js, strlen(js), "local", &sj, err,
+						   sizeof(err)),
+			 0);
+	/* a quoted '4' is a string, which Period refuses, in both */
+	assert_int_equal(sy.items, 2);
+	assert_int_equal(sy.rejected, 1);
+	assert_memory_equal(&sy, &sj, sizeof(sy));
+	assert_true(continuous_policies_get(&from_yaml, "svc", &py));
+	assert_true(continuous_policies_get(&from_json, "svc", &pj));
+	assert_memory_equal(py.items, pj.items, sizeof(py.items));
+	assert_true(py.items[0][CONTINUOUS_PROCESS_CPU].set);
+	assert_true(py.items[0][CONTINUOUS_PROCESS_CPU].threshold == 50);
+	assert_int_equal(py.items[0][CONTINUOUS_PROCESS_CPU].period, 5);
+	assert_true(py.items[1][CONTINUOUS_SYSTEM_LOAD].threshold == 1.5);
+	continuous_policies_free(&from_yaml);
+	continuous_policies_free(&from_json);
+
+	/* A number the JSON reader refuses: the load goes on, the policies are not used. */
+	assert_int_equal(load("skyprof:\n  continuous:\n    policies:\n"
+			      "      - ServiceName: svc\n        Period: +5\n"),
+			 0);
+	assert_null(c.continuous.policies);
+	assert_non_null(c.continuous.policies_error);
+	assert_non_null(strstr(c.continuous.policies_error, "line 5: '+5'"));
+	/* the same text quoted is a string */
+	assert_int_equal(load("skyprof:\n  continuous:\n    policies:\n"
+			      "      - ServiceName: svc\n        Period: '+5'\n"),
+			 0);
+	assert_non_null(c.continuous.policies);
+
+	assert_int_equal(load("skyprof:\n  continuous:\n    policies:\n      ServiceName: svc\n"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "skyprof.continuous.policies (line 4): expected a list"));
+	assert_int_equal(
+		load("skyprof:\n  continuous:\n    policies:\n      - ? [a]\n        : b\n"),
+		-EINVAL);
+	assert_non_null(strstr(err, "keys must be plain names"));
+	assert_int_equal(load("skyprof:\n  continuous:\n    policies:\n"), 0);
+	assert_null(c.continuous.policies);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +534,7 @@ int main(void)
 		cmocka_unit_test(env_substitution),
 		cmocka_unit_test(durations_sizes_bools),
 		cmocka_unit_test_teardown(labels_as_list, teardown),
+		cmocka_unit_test_teardown(yaml_policies, teardown),
 	};
 
 	log_set_level(LOG_LVL_ERROR);

@@ -73,102 +73,104 @@ static void json_malformed(void **state)
 
 static void policy_parse(void **state)
 {
-	struct cont_policies p;
-	struct cont_policy got;
-	struct cont_apply_stats st;
+	struct continuous_policies p;
+	struct continuous_policy got;
+	struct continuous_apply_stats st;
 	char err[256], uuid[64];
-	const char *js =
-		"[" POLICY(
-			"svc", "v1",
-			"{\"ON_CPU\":{\"PROCESS_CPU\":{\"Threshold\":\"50\",\"Period\":5,"
-			"\"Count\":3},\"SYSTEM_LOAD\":{\"Threshold\":\"1.5\",\"Period\":10,"
-			"\"Count\":2},\"PROCESS_THREAD_COUNT\":{\"Threshold\":\"\",\"Period\":5,"
-			"\"Count\":1}},\"OFF_CPU\":{\"PROCESS_THREAD_COUNT\":{\"Threshold\":"
-			"\"20\",\"Period\":3,\"Count\":4}},\"NETWORK\":{\"HTTP_ERROR_RATE\":{"
-			"\"Threshold\":\"10\",\"Period\":10,\"Count\":3}}}") "," POLICY("other",
-											"u9",
-											"{\"ON_"
-											"CPU\":{"
-											"\"HTTP_"
-											"AVG_"
-											"RESPONSE_"
-											"TIME\":{"
-											"\"Threshol"
-											"d\":\"1\","
-											"\"Period\""
-											":1,"
-											"\"Count\":"
-											"1},"
-											"\"PROCESS_"
-											"CPU\":{"
-											"\"Threshol"
-											"d\":\"12."
-											"5\","
-											"\"Period\""
-											":1,"
-											"\"Count\":"
-											"1}}}") ",{"
-												"\""
-												"UU"
-												"ID"
-												"\""
-												":"
-												"\""
-												"x"
-												"\""
-												"}"
-												"]";
+	const char *js = "[" POLICY(
+		"svc", "v1",
+		"{\"ON_CPU\":{\"PROCESS_CPU\":{\"Threshold\":\"50\",\"Period\":5,"
+		"\"Count\":3},\"SYSTEM_LOAD\":{\"Threshold\":\"1.5\",\"Period\":10,"
+		"\"Count\":2},\"PROCESS_THREAD_COUNT\":{\"Threshold\":\"\",\"Period\":5,"
+		"\"Count\":1}},\"OFF_CPU\":{\"PROCESS_THREAD_COUNT\":{\"Threshold\":"
+		"\"20\",\"Period\":3,\"Count\":4}},\"NETWORK\":{\"HTTP_ERROR_RATE\":{"
+		"\"Threshold\":\"10\",\"Period\":10,\"Count\":3}}}") "," POLICY("other", "u9",
+										"{\"ON_"
+										"CPU\":{"
+										"\"HTTP_"
+										"AVG_"
+										"RESPONSE_"
+										"TIME\":{"
+										"\"Threshol"
+										"d\":\"1\","
+										"\"Period\""
+										":1,"
+										"\"Count\":"
+										"1},"
+										"\"PROCESS_"
+										"CPU\":{"
+										"\"Threshol"
+										"d\":\"12."
+										"5\","
+										"\"Period\""
+										":1,"
+										"\"Count\":"
+										"1}}}") ",{"
+											"\""
+											"UU"
+											"ID"
+											"\""
+											":"
+											"\""
+											"x"
+											"\""
+											"}"
+											"]";
 
 	(void)state;
 	log_set_level(LOG_LVL_ERROR);
-	cont_policies_init(&p);
-	assert_int_equal(cont_policies_apply(&p, js, strlen(js), NULL, &st, err, sizeof(err)), 0);
+	continuous_policies_init(&p);
+	assert_int_equal(continuous_policies_apply(&p, js, strlen(js), NULL, &st, err, sizeof(err)),
+			 0);
 	assert_int_equal(st.services, 2);
 	assert_int_equal(st.items, 2); /* CPU + load for svc */
 	/* empty threshold, Count > Period, 12.5 % (not an integer), no ServiceName */
 	assert_int_equal(st.rejected, 4);
 	assert_int_equal(st.unsupported, 2); /* NETWORK, HTTP_AVG_RESPONSE_TIME */
-	assert_true(cont_policies_get(&p, "svc", &got));
-	assert_true(got.items[0][CONT_PROCESS_CPU].set);
-	assert_true(got.items[0][CONT_PROCESS_CPU].threshold == 50);
-	assert_int_equal(got.items[0][CONT_PROCESS_CPU].period, 5);
-	assert_int_equal(got.items[0][CONT_PROCESS_CPU].count, 3);
-	assert_true(got.items[0][CONT_SYSTEM_LOAD].threshold == 1.5);
-	assert_false(got.items[0][CONT_THREAD_COUNT].set);
-	assert_false(got.items[1][CONT_THREAD_COUNT].set);
-	cont_policies_uuid(&p, "svc", uuid, sizeof(uuid));
+	assert_true(continuous_policies_get(&p, "svc", &got));
+	assert_true(got.items[0][CONTINUOUS_PROCESS_CPU].set);
+	assert_true(got.items[0][CONTINUOUS_PROCESS_CPU].threshold == 50);
+	assert_int_equal(got.items[0][CONTINUOUS_PROCESS_CPU].period, 5);
+	assert_int_equal(got.items[0][CONTINUOUS_PROCESS_CPU].count, 3);
+	assert_true(got.items[0][CONTINUOUS_SYSTEM_LOAD].threshold == 1.5);
+	assert_false(got.items[0][CONTINUOUS_THREAD_COUNT].set);
+	assert_false(got.items[1][CONTINUOUS_THREAD_COUNT].set);
+	continuous_policies_uuid(&p, "svc", uuid, sizeof(uuid));
 	assert_string_equal(uuid, "v1");
-	cont_policies_uuid(&p, "nobody", uuid, sizeof(uuid));
+	continuous_policies_uuid(&p, "nobody", uuid, sizeof(uuid));
 	assert_string_equal(uuid, "");
 
 	/* invalid JSON: an error, and the store is untouched */
-	assert_int_equal(
-		cont_policies_apply(&p, "[{\"ServiceName\":", 16, NULL, &st, err, sizeof(err)),
-		-EINVAL);
+	assert_int_equal(continuous_policies_apply(&p, "[{\"ServiceName\":", 16, NULL, &st, err,
+						   sizeof(err)),
+			 -EINVAL);
 	assert_true(strstr(err, "policy JSON") != NULL);
-	assert_int_equal(cont_policies_apply(&p, "{}", 2, NULL, &st, err, sizeof(err)), -EINVAL);
-	assert_true(cont_policies_get(&p, "svc", &got));
+	assert_int_equal(continuous_policies_apply(&p, "{}", 2, NULL, &st, err, sizeof(err)),
+			 -EINVAL);
+	assert_true(continuous_policies_get(&p, "svc", &got));
 
 	/* a new version replaces; a deleted one (empty UUID, no Profiling) goes */
 	js = "[" POLICY("svc", "v2",
 			"{\"OFF_CPU\":{\"PROCESS_THREAD_COUNT\":{\"Threshold\":20,\"Period\":3,"
 			"\"Count\":3}}}") ",{\"ServiceName\":\"other\",\"UUID\":\"\"}]";
-	assert_int_equal(cont_policies_apply(&p, js, strlen(js), NULL, &st, err, sizeof(err)), 0);
+	assert_int_equal(continuous_policies_apply(&p, js, strlen(js), NULL, &st, err, sizeof(err)),
+			 0);
 	assert_int_equal(st.deleted, 1);
-	assert_true(cont_policies_get(&p, "svc", &got));
-	assert_false(got.items[0][CONT_PROCESS_CPU].set);
-	assert_true(got.items[1][CONT_THREAD_COUNT].set);
-	assert_false(cont_policies_get(&p, "other", &got));
+	assert_true(continuous_policies_get(&p, "svc", &got));
+	assert_false(got.items[0][CONTINUOUS_PROCESS_CPU].set);
+	assert_true(got.items[1][CONTINUOUS_THREAD_COUNT].set);
+	assert_false(continuous_policies_get(&p, "other", &got));
 
 	/* the local config has no UUIDs: the default fills in */
 	js = "[{\"ServiceName\":\"loc\",\"Profiling\":{}}]";
-	assert_int_equal(cont_policies_apply(&p, js, strlen(js), NULL, &st, err, sizeof(err)), 0);
-	assert_int_equal(st.rejected, 1);
-	assert_int_equal(cont_policies_apply(&p, js, strlen(js), "local", &st, err, sizeof(err)),
+	assert_int_equal(continuous_policies_apply(&p, js, strlen(js), NULL, &st, err, sizeof(err)),
 			 0);
-	cont_policies_uuid(&p, "loc", uuid, sizeof(uuid));
+	assert_int_equal(st.rejected, 1);
+	assert_int_equal(
+		continuous_policies_apply(&p, js, strlen(js), "local", &st, err, sizeof(err)), 0);
+	continuous_policies_uuid(&p, "loc", uuid, sizeof(uuid));
 	assert_string_equal(uuid, "local");
-	cont_policies_free(&p);
+	continuous_policies_free(&p);
 }
 
 static void proc_stat(void **state)
@@ -181,63 +183,65 @@ static void proc_stat(void **state)
 	double l;
 
 	(void)state;
-	assert_int_equal(cont_parse_stat(st, &ticks, &threads), 0);
+	assert_int_equal(continuous_parse_stat(st, &ticks, &threads), 0);
 	assert_int_equal(ticks, 1250);
 	assert_int_equal(threads, 7);
-	assert_int_equal(cont_parse_stat("12 (x) R 1 2", &ticks, &threads), -EINVAL);
-	assert_int_equal(cont_parse_stat("no paren", &ticks, &threads), -EINVAL);
-	assert_int_equal(cont_parse_stat("", &ticks, &threads), -EINVAL);
-	assert_int_equal(cont_parse_loadavg("1.25 0.50 0.10 2/300 4242\n", &l), 0);
+	assert_int_equal(continuous_parse_stat("12 (x) R 1 2", &ticks, &threads), -EINVAL);
+	assert_int_equal(continuous_parse_stat("no paren", &ticks, &threads), -EINVAL);
+	assert_int_equal(continuous_parse_stat("", &ticks, &threads), -EINVAL);
+	assert_int_equal(continuous_parse_loadavg("1.25 0.50 0.10 2/300 4242\n", &l), 0);
 	assert_true(l == 1.25);
-	assert_int_equal(cont_parse_loadavg("x", &l), -EINVAL);
+	assert_int_equal(continuous_parse_loadavg("x", &l), -EINVAL);
 
 	/* 100 ticks at 100 Hz in 1 s: one core busy */
-	assert_true(cont_cpu_percent(1000, 1100, 100, 1000) == 100.0);
+	assert_true(continuous_cpu_percent(1000, 1100, 100, 1000) == 100.0);
 	/* two cores for 2 s */
-	assert_true(cont_cpu_percent(0, 400, 100, 2000) == 200.0);
+	assert_true(continuous_cpu_percent(0, 400, 100, 2000) == 200.0);
 	/* a quarter core; the interval matters, not the lifetime total */
-	assert_true(cont_cpu_percent(1000000, 1000025, 100, 1000) == 25.0);
-	assert_true(cont_cpu_percent(10, 5, 100, 1000) == 0); /* pid reuse: no negative */
-	assert_true(cont_cpu_percent(0, 5, 100, 0) == 0);
+	assert_true(continuous_cpu_percent(1000000, 1000025, 100, 1000) == 25.0);
+	assert_true(continuous_cpu_percent(10, 5, 100, 1000) == 0); /* pid reuse: no negative */
+	assert_true(continuous_cpu_percent(0, 5, 100, 0) == 0);
 }
 
 static void windows(void **state)
 {
-	static struct cont_window w;
+	static struct continuous_window w;
 	double cur = -1;
 
 	(void)state;
 	memset(&w, 0, sizeof(w));
 	/* fewer values than Period: never fires */
-	cont_window_push(&w, 90);
-	cont_window_push(&w, 90);
-	cont_window_push(&w, 90);
-	assert_false(cont_window_fires(&w, 50, 5, 3, &cur));
-	cont_window_push(&w, 10);
-	cont_window_push(&w, 10);
+	continuous_window_push(&w, 90);
+	continuous_window_push(&w, 90);
+	continuous_window_push(&w, 90);
+	assert_false(continuous_window_fires(&w, 50, 5, 3, &cur));
+	continuous_window_push(&w, 10);
+	continuous_window_push(&w, 10);
 	/* 90 90 90 10 10: 3 of the last 5 reach 50 */
-	assert_true(cont_window_fires(&w, 50, 5, 3, &cur));
+	assert_true(continuous_window_fires(&w, 50, 5, 3, &cur));
 	assert_true(cur == 90);
-	assert_false(cont_window_fires(&w, 50, 5, 4, &cur));
+	assert_false(continuous_window_fires(&w, 50, 5, 4, &cur));
 	/* exactly the threshold counts */
-	cont_window_push(&w, 50);
-	assert_true(cont_window_fires(&w, 50, 2, 1, &cur));
+	continuous_window_push(&w, 50);
+	assert_true(continuous_window_fires(&w, 50, 2, 1, &cur));
 	assert_true(cur == 50);
 	/* the first 90 slid out: 90 90 10 10 50 -> 3 of 5, newest hit 50 */
-	assert_true(cont_window_fires(&w, 50, 5, 3, &cur));
+	assert_true(continuous_window_fires(&w, 50, 5, 3, &cur));
 	assert_true(cur == 50);
-	cont_window_push(&w, 0);
+	continuous_window_push(&w, 0);
 	/* 90 10 10 50 0 -> 2 of 5 */
-	assert_false(cont_window_fires(&w, 50, 5, 3, &cur));
-	assert_true(cont_window_last(&w) == 0);
+	assert_false(continuous_window_fires(&w, 50, 5, 3, &cur));
+	assert_true(continuous_window_last(&w) == 0);
 	/* wrap-around past the buffer keeps the newest */
-	for (int i = 0; i < CONT_WINDOW_MAX + 7; i++)
-		cont_window_push(&w, i % 2 ? 100 : 0);
-	assert_int_equal(w.n, CONT_WINDOW_MAX);
-	assert_true(cont_window_fires(&w, 100, CONT_WINDOW_MAX, CONT_WINDOW_MAX / 2, &cur));
-	assert_false(cont_window_fires(&w, 100, CONT_WINDOW_MAX, CONT_WINDOW_MAX / 2 + 1, &cur));
-	assert_false(cont_window_fires(&w, 1, CONT_WINDOW_MAX + 1, 1, &cur));
-	assert_false(cont_window_fires(&w, 1, 0, 0, &cur));
+	for (int i = 0; i < CONTINUOUS_WINDOW_MAX + 7; i++)
+		continuous_window_push(&w, i % 2 ? 100 : 0);
+	assert_int_equal(w.n, CONTINUOUS_WINDOW_MAX);
+	assert_true(continuous_window_fires(&w, 100, CONTINUOUS_WINDOW_MAX,
+					    CONTINUOUS_WINDOW_MAX / 2, &cur));
+	assert_false(continuous_window_fires(&w, 100, CONTINUOUS_WINDOW_MAX,
+					     CONTINUOUS_WINDOW_MAX / 2 + 1, &cur));
+	assert_false(continuous_window_fires(&w, 1, CONTINUOUS_WINDOW_MAX + 1, 1, &cur));
+	assert_false(continuous_window_fires(&w, 1, 0, 0, &cur));
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * grpc_conn.c against a misbehaving server: a thread on a loopback socket
+ * grpc/ against a misbehaving server: a thread on a loopback socket
  * that writes raw HTTP/2 frames (no HTTP/2 library on that side, so it can
  * break the protocol). The whole zoo of misbehaviours runs against the
  * real agent in tests/host/42-agent-oap-garbage.sh; these are the findings
@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "grpc/call.h"
 #include "grpc/conn.h"
 #include "grpc/frame.h"
 

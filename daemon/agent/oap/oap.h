@@ -6,6 +6,10 @@
  * and sends the upload queue's batches (collectProfilingData). Every
  * failure backs off exponentially with jitter and logs one line per step;
  * the main thread never waits for any of it.
+ *
+ * This file is the thread and its loop; each OAP service has its own file
+ * in this folder (ebpf_process, ebpf_profiling, continuous_profiling,
+ * collect), on the call helpers of rpc.c.
  */
 #ifndef SKYPROF_AGENT_OAP_OAP_H
 #define SKYPROF_AGENT_OAP_OAP_H
@@ -15,28 +19,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent/task.h"
+#include "agent/oap/inbox.h"
 
 struct agent_config;
 struct agent_procs;
 struct upload_queue;
 struct grpc_conn;
-struct tmpl_host;
-struct cont_policies;
-
-/* Tasks from the OAP for the main thread; efd is readable when non-empty. */
-struct agent_inbox {
-	pthread_mutex_t lock;
-	struct task_spec *v;
-	size_t n, cap;
-	int efd;
-};
-
-int inbox_init(struct agent_inbox *in);
-void inbox_destroy(struct agent_inbox *in);
-int inbox_push(struct agent_inbox *in, const struct task_spec *t);
-/* Take everything: *out malloc'ed (free it), returns the count. */
-size_t inbox_take(struct agent_inbox *in, struct task_spec **out);
+struct template_host;
+struct continuous_policies;
 
 struct oap_stats {
 	_Atomic uint64_t calls_ok, calls_failed, reconnects;
@@ -49,8 +39,8 @@ struct agent_oap {
 	struct agent_procs *procs;
 	struct upload_queue *queue;
 	struct agent_inbox *inbox;
-	const struct tmpl_host *host;
-	struct cont_policies *policies; /* continuous profiling; NULL: off */
+	const struct template_host *host;
+	struct continuous_policies *policies; /* continuous profiling; NULL: off */
 	char agent_id[40];
 	struct grpc_conn *conn;
 	pthread_t thread;
@@ -71,22 +61,10 @@ struct agent_oap {
 
 /* Connects lazily; starts the thread. 0 or -errno with err. */
 int oap_start(struct agent_oap *o, const struct agent_config *cfg, struct agent_procs *procs,
-	      struct upload_queue *queue, struct agent_inbox *inbox, const struct tmpl_host *host,
-	      struct cont_policies *policies, const char *agent_id, char *err, size_t errlen);
+	      struct upload_queue *queue, struct agent_inbox *inbox,
+	      const struct template_host *host, struct continuous_policies *policies,
+	      const char *agent_id, char *err, size_t errlen);
 /* Stop the thread, giving pending uploads up to drain_ms. */
 void oap_stop(struct agent_oap *o, uint32_t drain_ms);
-
-/* Exposed for tests: the next backoff (ms) after `failures` failures, with jitter r in [0,1). */
-uint64_t oap_backoff_ms(unsigned int failures, uint64_t max_ms, double r);
-
-struct grpc_result;
-/*
- * After a failed upload call (grpc_call's rc and result): true when none of
- * its messages can have been stored by the OAP, so the whole batch may go
- * again: nothing was written, or the OAP refused the call before reading
- * (its interceptors' codes). A code of our own (res->local: a deadline, an
- * answer we refused) says nothing about what the OAP read.
- */
-bool oap_nothing_stored(int rc, const struct grpc_result *res);
 
 #endif
