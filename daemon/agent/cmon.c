@@ -16,6 +16,7 @@
 #include "agent/runner.h"
 #include "agent/config.h"
 #include "sw_meter.pb-c.h"
+#include "lib/clock.h"
 
 struct cmon_proc {
 	uint32_t pid;
@@ -208,7 +209,7 @@ static void fire(struct cmon *m, const struct agent_proc *ap, struct cmon_proc *
 		 const struct continuous_trigger *tr, struct task_spec *out, size_t *nout,
 		 size_t max)
 {
-	uint64_t wall = agent_wall_ms();
+	uint64_t wall = clock_wall_ms();
 	char causes[256] = "";
 	size_t off = 0;
 
@@ -246,7 +247,7 @@ static void check(struct cmon *m, cmon_busy_fn busy, void *arg, struct task_spec
 		  size_t max)
 {
 	struct agent_procs *t = m->procs;
-	uint64_t wall = agent_wall_ms();
+	uint64_t wall = clock_wall_ms();
 	struct upload_batch *b = m->queue ? batch_new(CMON_PATH_METERS, "meters") : NULL;
 
 	pthread_mutex_lock(&t->lock);

@@ -16,6 +16,7 @@
 #include "capture/capture.h"
 #include "agent/config.h"
 #include "output/output.h"
+#include "lib/clock.h"
 #include "profile/ingest.h"
 #include "profile/profile.h"
 #include "profile/view.h"
@@ -77,14 +78,6 @@ struct agent_run {
 	struct run_stats st;
 };
 
-uint64_t agent_wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static int on_sample(void *arg, const struct sp_sample *s)
 {
 	struct agent_run *r = arg;
@@ -114,7 +107,7 @@ static void sink_free(struct run_sink *k)
 	view_free(&k->view);
 	profile_free(k->prof);
 	symbolizer_free(k->sym);
-	delta_table_free(k->deltas);
+	upload_deltas_free(k->deltas);
 	free(k);
 }
 
@@ -128,7 +121,7 @@ static void sink_free(struct run_sink *k)
 static void warm_job(void *arg)
 {
 	struct run_sink *k = arg;
-	uint64_t t0 = agent_wall_ms();
+	uint64_t t0 = clock_wall_ms();
 	size_t n = symbolizer_nr_mappings(k->sym, k->pid);
 	struct sym_result r;
 
@@ -140,18 +133,18 @@ static void warm_job(void *arg)
 			symbolizer_resolve(k->sym, k->pid, m->start, false, &r);
 	}
 	log_debug("task %s: symbols of the kernel and %zu mappings loaded in %" PRIu64 " ms",
-		  k->spec.task_id, n, agent_wall_ms() - t0);
+		  k->spec.task_id, n, clock_wall_ms() - t0);
 }
 
-int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid,
-	      const struct agent_config *cfg, struct upload_queue *queue,
-	      struct flush_worker *worker, char *err, size_t errlen)
+int runner_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid,
+		 const struct agent_config *cfg, struct upload_queue *queue,
+		 struct flush_worker *worker, char *err, size_t errlen)
 {
 	struct agent_run *r = calloc(1, sizeof(*r));
 	struct run_sink *k = calloc(1, sizeof(*k));
 	struct capture_opts o = { 0 };
 	struct symbolizer_opts so = { .quiet = true };
-	uint64_t now = agent_wall_ms();
+	uint64_t now = clock_wall_ms();
 	int e;
 
 	*out = NULL;
@@ -203,7 +196,7 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 		r->meta.start_ns = now * 1000000ull;
 		k->prof = profile_new(&r->meta);
 		r->pend = profile_new(&r->meta);
-		k->deltas = delta_table_new();
+		k->deltas = upload_deltas_new();
 		if (!k->sym || !k->prof || view_init(&k->view, &r->meta) || !r->pend ||
 		    !k->deltas || !r->final_req || !r->in || (o.ustack_bytes && !r->dsym)) {
 			e = -ENOMEM;
@@ -214,11 +207,11 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 		e = capture_start(&r->cap);
 	if (e) {
 		snprintf(err, errlen, "%s", r->cap.err);
-		run_free(r);
+		runner_free(r);
 		return e;
 	}
 	r->cap_started = true;
-	k->started_ms = agent_wall_ms();
+	k->started_ms = clock_wall_ms();
 	r->end_ms = task_end_ms(spec);
 	/* The first flush comes early so the UI shows data soon after the task
 	 * starts; then every flush_interval, as rover. */
@@ -230,7 +223,7 @@ int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid
 	return 0;
 }
 
-int run_pollfds(struct agent_run *r, struct pollfd *p)
+int runner_pollfds(struct agent_run *r, struct pollfd *p)
 {
 	int n = 0;
 
@@ -269,7 +262,7 @@ static void sink_upload(struct run_sink *k, uint64_t now)
 	struct upload_totals tot;
 	struct upload_batch *b;
 	char what[160];
-	uint64_t t0 = agent_wall_ms();
+	uint64_t t0 = clock_wall_ms();
 
 	if (sink_view(k)) {
 		log_warn("task %s: out of memory symbolizing; this flush is skipped",
@@ -296,7 +289,7 @@ static void sink_upload(struct run_sink *k, uint64_t now)
 	log_msg(k->batches == 1 ? LOG_LVL_INFO : LOG_LVL_DEBUG,
 		"task %s: flush: %" PRIu64 " stacks, count %" PRIu64
 		", %zu bytes, symbolized in %" PRIu64 " ms",
-		k->spec.task_id, tot.messages, tot.count, b->bytes, agent_wall_ms() - t0);
+		k->spec.task_id, tot.messages, tot.count, b->bytes, clock_wall_ms() - t0);
 	k->dropped_batches += queue_push(k->queue, b);
 }
 
@@ -408,7 +401,7 @@ static void flush(struct agent_run *r, uint64_t now, bool final, const char *spo
 		r->st.max_handoff_ms = ms;
 }
 
-int run_step(struct agent_run *r, uint64_t now)
+int runner_step(struct agent_run *r, uint64_t now)
 {
 	int e = capture_poll(&r->cap, 0, on_sample, r);
 
@@ -437,18 +430,18 @@ int run_step(struct agent_run *r, uint64_t now)
 	return 0;
 }
 
-bool run_process_exited(const struct agent_run *r)
+bool runner_process_exited(const struct agent_run *r)
 {
 	return r->process_exited;
 }
 
-void run_extend(struct agent_run *r, uint64_t end_ms)
+void runner_extend(struct agent_run *r, uint64_t end_ms)
 {
 	if (end_ms > r->end_ms)
 		r->end_ms = end_ms;
 }
 
-void run_finish(struct agent_run *r, const char *spool_dir)
+void runner_finish(struct agent_run *r, const char *spool_dir)
 {
 	struct control_cpu_stats *st = NULL;
 	size_t nst = 0;
@@ -466,11 +459,11 @@ void run_finish(struct agent_run *r, const char *spool_dir)
 	if (!nst)
 		r->st.module_drops = ring_lost(r->cap.ring);
 	/* the last flush, the summary line and the spool files: on the worker */
-	flush(r, agent_wall_ms(), true, spool_dir);
+	flush(r, clock_wall_ms(), true, spool_dir);
 	capture_close(&r->cap);
 }
 
-void run_free(struct agent_run *r)
+void runner_free(struct agent_run *r)
 {
 	if (!r)
 		return;
@@ -484,12 +477,12 @@ void run_free(struct agent_run *r)
 	free(r);
 }
 
-const struct task_spec *run_spec(const struct agent_run *r)
+const struct task_spec *runner_spec(const struct agent_run *r)
 {
 	return &r->spec;
 }
 
-uint32_t run_pid(const struct agent_run *r)
+uint32_t runner_pid(const struct agent_run *r)
 {
 	return r->pid;
 }

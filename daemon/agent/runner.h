@@ -41,40 +41,38 @@ struct run_stats {
  * Flushes (symbolizing, encoding, spool files) run on worker; NULL: here.
  * 0, or -errno with the reason in err.
  */
-int run_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid,
-	      const struct agent_config *cfg, struct upload_queue *queue,
-	      struct flush_worker *worker, char *err, size_t errlen);
+int runner_start(struct agent_run **out, const struct task_spec *spec, uint32_t pid,
+		 const struct agent_config *cfg, struct upload_queue *queue,
+		 struct flush_worker *worker, char *err, size_t errlen);
 
 /* The fds to poll (ring, events): fills up to 2, returns how many. */
-int run_pollfds(struct agent_run *r, struct pollfd *p);
+int runner_pollfds(struct agent_run *r, struct pollfd *p);
 
 /*
  * Drain the rings; flush when the interval is due. Returns 1 when the run
  * should end (duration over, the process exited, or the module ended the
  * session), 0 to go on, -errno on failure (then end it too).
  */
-int run_step(struct agent_run *r, uint64_t now_ms);
+int runner_step(struct agent_run *r, uint64_t now_ms);
 
 /*
  * Whether the run ended because its process exited (run_step returned 1
  * for that reason): the task may follow the process when it comes back.
  */
-bool run_process_exited(const struct agent_run *r);
+bool runner_process_exited(const struct agent_run *r);
 
 /* Move the end (a re-sent task). */
-void run_extend(struct agent_run *r, uint64_t end_ms);
+void runner_extend(struct agent_run *r, uint64_t end_ms);
 
 /*
  * Stop: last drain and module statistics here; the final flush, one summary
  * line and with spool_dir the profile written there (pprof + SVG) on the
  * worker, which then frees the task's profile.
  */
-void run_finish(struct agent_run *r, const char *spool_dir);
-void run_free(struct agent_run *r);
+void runner_finish(struct agent_run *r, const char *spool_dir);
+void runner_free(struct agent_run *r);
 
-const struct task_spec *run_spec(const struct agent_run *r);
-uint32_t run_pid(const struct agent_run *r);
-
-uint64_t agent_wall_ms(void);
+const struct task_spec *runner_spec(const struct agent_run *r);
+uint32_t runner_pid(const struct agent_run *r);
 
 #endif

@@ -36,12 +36,12 @@ struct delta_table {
 	int32_t last_id;
 };
 
-struct delta_table *delta_table_new(void)
+struct delta_table *upload_deltas_new(void)
 {
 	return calloc(1, sizeof(struct delta_table));
 }
 
-void delta_table_free(struct delta_table *t)
+void upload_deltas_free(struct delta_table *t)
 {
 	if (!t)
 		return;

@@ -33,8 +33,8 @@ struct upload_task_meta {
 /* What was already sent, per symbolized stack. */
 struct delta_table;
 
-struct delta_table *delta_table_new(void);
-void delta_table_free(struct delta_table *t);
+struct delta_table *upload_deltas_new(void);
+void upload_deltas_free(struct delta_table *t);
 
 struct upload_totals {
 	uint64_t messages;

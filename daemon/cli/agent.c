@@ -183,7 +183,7 @@ struct agent {
 
 static void held_remove(struct agent *a, size_t i)
 {
-	run_free(a->held[i].run);
+	runner_free(a->held[i].run);
 	a->held[i] = a->held[--a->nr_held];
 }
 
@@ -191,8 +191,8 @@ static void held_remove(struct agent *a, size_t i)
 static void held_end_run(struct agent *a, struct held *h)
 {
 	if (h->run)
-		run_finish(h->run, a->oap_mode ? NULL : a->cfg.skyprof.spool_dir);
-	run_free(h->run);
+		runner_finish(h->run, a->oap_mode ? NULL : a->cfg.skyprof.spool_dir);
+	runner_free(h->run);
 	h->run = NULL;
 }
 
@@ -209,7 +209,7 @@ static void held_await_restart(struct agent *a, size_t i)
 {
 	struct held *h = &a->held[i];
 
-	h->exited_pid = run_pid(h->run);
+	h->exited_pid = runner_pid(h->run);
 	held_end_run(a, h);
 	log_info("task %s: pid %u exited before the task's end: waiting for process %s to "
 		 "come back until %" PRIu64,
@@ -220,7 +220,7 @@ static void held_await_restart(struct agent *a, size_t i)
  * the same key replaces the held one. */
 static void accept_task(struct agent *a, const struct task_spec *t)
 {
-	uint64_t now = agent_wall_ms();
+	uint64_t now = clock_wall_ms();
 	struct held *h = NULL;
 	size_t hi = 0;
 
@@ -237,7 +237,7 @@ static void accept_task(struct agent *a, const struct task_spec *t)
 	case TASK_EXTEND:
 		h->spec = *t;
 		if (h->run)
-			run_extend(h->run, task_end_ms(t));
+			runner_extend(h->run, task_end_ms(t));
 		log_info("task %s: sent again: ends at %" PRIu64, t->task_id, task_end_ms(t));
 		return;
 	case TASK_REPLACE:
@@ -258,7 +258,7 @@ static void accept_task(struct agent *a, const struct task_spec *t)
 /* Start the waiting tasks whose time has come. */
 static void start_due(struct agent *a)
 {
-	uint64_t now = agent_wall_ms();
+	uint64_t now = clock_wall_ms();
 
 	for (size_t i = 0; i < a->nr_held;) {
 		struct held *h = &a->held[i];
@@ -297,8 +297,8 @@ static void start_due(struct agent *a)
 			held_remove(a, i);
 			continue;
 		}
-		r = run_start(&h->run, &h->spec, pid, &a->cfg, a->oap_mode ? &a->queue : NULL,
-			      &a->worker, err, sizeof(err));
+		r = runner_start(&h->run, &h->spec, pid, &a->cfg, a->oap_mode ? &a->queue : NULL,
+				 &a->worker, err, sizeof(err));
 		if (r) {
 			log_warn("task %s: cannot profile pid %u: %s", h->spec.task_id, pid, err);
 			a->tasks_failed++;
@@ -315,7 +315,7 @@ static void start_due(struct agent *a)
 /* Embedded mode: every schedule interval, one task per discovered process. */
 static void schedule_local(struct agent *a)
 {
-	uint64_t now = agent_wall_ms();
+	uint64_t now = clock_wall_ms();
 	struct agent_procs *t = &a->procs;
 
 	if (a->oap_mode || a->cfg.skyprof.schedule_target == AGENT_TARGET_NONE ||
@@ -350,7 +350,7 @@ static bool busy(void *arg, uint32_t pid, const char *process_id, int target)
 	/* the process table is locked here: compare ids, do not look them up */
 	for (size_t i = 0; i < a->nr_held; i++)
 		if (a->held[i].spec.target == target &&
-		    (a->held[i].run ? run_pid(a->held[i].run) == pid
+		    (a->held[i].run ? runner_pid(a->held[i].run) == pid
 				    : !strcmp(a->held[i].spec.process_id, process_id)))
 			return true;
 	return false;
@@ -508,9 +508,9 @@ static int loop(struct agent *a)
 				i++;
 				continue;
 			}
-			r = run_step(h->run, agent_wall_ms());
-			if (r > 0 && run_process_exited(h->run) &&
-			    agent_wall_ms() < task_end_ms(&h->spec)) {
+			r = runner_step(h->run, clock_wall_ms());
+			if (r > 0 && runner_process_exited(h->run) &&
+			    clock_wall_ms() < task_end_ms(&h->spec)) {
 				held_await_restart(a, i);
 				i++;
 				continue;
@@ -534,7 +534,7 @@ static int loop(struct agent *a)
 		pfd[np++] = (struct pollfd){ .fd = a->inbox.efd, .events = POLLIN };
 		for (size_t i = 0; i < a->nr_held; i++)
 			if (a->held[i].run)
-				np += run_pollfds(a->held[i].run, &pfd[np]);
+				np += runner_pollfds(a->held[i].run, &pfd[np]);
 		if (poll(pfd, (nfds_t)np, 100) < 0 && errno != EINTR)
 			log_warn("poll: %s", strerror(errno));
 	}
@@ -692,7 +692,7 @@ static int start(struct agent *a)
 			 (double)a->cfg.skyprof.schedule_interval_ms / 1000,
 			 a->cfg.skyprof.spool_dir);
 		/* the first round after one scan has found the processes */
-		a->next_schedule_ms = agent_wall_ms() + a->cfg.scan_period_ms + 100;
+		a->next_schedule_ms = clock_wall_ms() + a->cfg.scan_period_ms + 100;
 		return -1;
 	}
 	r = oap_start(&a->oap, &a->cfg, &a->procs, &a->queue, &a->inbox, &a->host,

@@ -489,6 +489,113 @@ static void discard_outputs(void)
 		output_discard(&outs[i]);
 }
 
+/* As perf does: an output that cannot be written fails before the module is
+ * asked for anything, not after the run. 0, or the usage error's exit code. */
+static int open_outputs(const struct record_opts *o)
+{
+	char err[256];
+
+	for (size_t i = 0; i < o->nr_outputs; i++) {
+		int f = output_format_from_path(o->outputs[i]);
+
+		if (f < 0) {
+			discard_outputs();
+			return usage_fail("record", "%s: unknown output format; use %s",
+					  o->outputs[i], OUTPUT_FORMATS);
+		}
+		if (output_open(&outs[nr_outs], o->outputs[i], f, err, sizeof(err))) {
+			discard_outputs();
+			return usage_fail("record", "%s", err);
+		}
+		nr_outs++;
+	}
+	return 0;
+}
+
+/* What the session is, once started; the id is what `skyprof status ID`
+ * takes to show the per-CPU counters. */
+static void say_started(const struct capture *cap, const struct record_opts *o, const char *cg_note)
+{
+	if (o->capture.offcpu)
+		fprintf(stderr, "skyprof: session %u: off-CPU on %u cpus (scheduler switches)\n",
+			cap->sess.id, ring_nr_mapped(cap->ring));
+	else
+		fprintf(stderr, "skyprof: session %u: on-CPU on %u cpus, clock %s\n", cap->sess.id,
+			ring_nr_mapped(cap->ring), control_clock_name(cap->sess.clock_used));
+	if (o->cmd && o->capture.target == TARGET_NONE && !o->no_inherit && !cap->cmd_by_cgroup)
+		fprintf(stderr,
+			"skyprof: note: %s; profiling the command's own process, not the "
+			"processes it starts\n",
+			cg_note[0] ? cg_note : "the module cannot filter by cgroup here");
+}
+
+/* Why the capture loop stopped, besides the session's own end. */
+struct loop_end {
+	bool timeout, targets_gone;
+};
+
+/* Reads the rings until the duration, a signal, the command's or the
+ * targets' end. Returns how long the session ran (ns). */
+static uint64_t capture_loop(struct capture *cap, const struct record_opts *o, struct child *ch,
+			     struct run *run, bool tty, struct loop_end *end)
+{
+	uint64_t now, last_progress = 0, last_pid_check = 0;
+
+	for (;;) {
+		int timeout_ms = 100;
+
+		now = clock_mono_ns();
+		if (interrupted || cap->ended || run->error)
+			break;
+		if (o->cmd && child_poll(ch))
+			break;
+		if (o->duration_ns && now - cap->start_mono_ns >= o->duration_ns) {
+			end->timeout = true;
+			break;
+		}
+		if ((o->capture.target == TARGET_PIDS || o->capture.target == TARGET_TIDS) &&
+		    now - last_pid_check > 500000000ull) {
+			last_pid_check = now;
+			if (!capture_targets_alive(&o->capture)) {
+				end->targets_gone = true;
+				break;
+			}
+		}
+		if (o->duration_ns && o->duration_ns - (now - cap->start_mono_ns) < 100000000ull)
+			timeout_ms =
+				(int)((o->duration_ns - (now - cap->start_mono_ns)) / 1000000) + 1;
+		if (capture_poll(cap, timeout_ms, on_sample, run) < 0 && !run->error) {
+			fprintf(stderr, "%sskyprof record: %s\n", tty ? "\n" : "", cap->err);
+			break;
+		}
+		if (tty && now - last_progress > 250000000ull) {
+			last_progress = now;
+			progress(cap, o, run->samples, now);
+		}
+	}
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	return clock_mono_ns() - cap->start_mono_ns;
+}
+
+/* How the command ended, when that is news; and a run without samples. */
+static void say_ended(const struct child *ch, const struct run *run, const struct record_opts *o)
+{
+	if (ch->exited && WIFEXITED(ch->status) && WEXITSTATUS(ch->status))
+		fprintf(stderr, "skyprof: the command exited with status %d\n",
+			WEXITSTATUS(ch->status));
+	else if (ch->exited && WIFSIGNALED(ch->status) && WTERMSIG(ch->status) != SIGTERM &&
+		 WTERMSIG(ch->status) != SIGINT)
+		fprintf(stderr, "skyprof: the command was killed by signal %d\n",
+			WTERMSIG(ch->status));
+	if (!run->samples)
+		fprintf(stderr, o->capture.offcpu
+					? "skyprof: warning: no blocks recorded (did the target "
+					  "wait for anything?)\n"
+					: "skyprof: warning: no samples (did the target run on a "
+					  "CPU?)\n");
+}
+
 int cli_record_main(int argc, char **argv)
 {
 	static struct record_opts o;
@@ -501,8 +608,9 @@ int cli_record_main(int argc, char **argv)
 	struct profile_meta meta = { 0 };
 	struct symbolizer *sym = NULL;
 	struct run run = { 0 };
-	bool tty = isatty(STDERR_FILENO), timeout = false, targets_gone = false;
-	uint64_t now, last_progress = 0, last_pid_check = 0, duration, lost;
+	struct loop_end end = { 0 };
+	bool tty = isatty(STDERR_FILENO);
+	uint64_t duration, lost;
 	char err[256];
 	size_t nst = 0;
 	int ret, rc = 1;
@@ -518,22 +626,9 @@ int cli_record_main(int argc, char **argv)
 	}
 	if (options_check_system(&o, NULL, err, sizeof(err)) != OPTS_OK)
 		return usage_fail("record", "%s", err);
-	/* As perf does: an output that cannot be written fails before the
-	 * module is asked for anything, not after the run. */
-	for (size_t i = 0; i < o.nr_outputs; i++) {
-		int f = output_format_from_path(o.outputs[i]);
-
-		if (f < 0) {
-			discard_outputs();
-			return usage_fail("record", "%s: unknown output format; use %s",
-					  o.outputs[i], OUTPUT_FORMATS);
-		}
-		if (output_open(&outs[nr_outs], o.outputs[i], f, err, sizeof(err))) {
-			discard_outputs();
-			return usage_fail("record", "%s", err);
-		}
-		nr_outs++;
-	}
+	ret = open_outputs(&o);
+	if (ret)
+		return ret;
 
 	install_signals();
 	if (o.cmd) {
@@ -552,18 +647,7 @@ int cli_record_main(int argc, char **argv)
 		fprintf(stderr, "skyprof record: %s\n", cap.err);
 		goto out;
 	}
-	/* The id is what `skyprof status ID` takes to show the per-CPU counters. */
-	if (o.capture.offcpu)
-		fprintf(stderr, "skyprof: session %u: off-CPU on %u cpus (scheduler switches)\n",
-			cap.sess.id, ring_nr_mapped(cap.ring));
-	else
-		fprintf(stderr, "skyprof: session %u: on-CPU on %u cpus, clock %s\n", cap.sess.id,
-			ring_nr_mapped(cap.ring), control_clock_name(cap.sess.clock_used));
-	if (o.cmd && o.capture.target == TARGET_NONE && !o.no_inherit && !cap.cmd_by_cgroup)
-		fprintf(stderr,
-			"skyprof: note: %s; profiling the command's own process, not the "
-			"processes it starts\n",
-			cg_note[0] ? cg_note : "the module cannot filter by cgroup here");
+	say_started(&cap, &o, cg_note);
 
 	meta.kind = o.capture.offcpu ? PROFILE_OFFCPU : PROFILE_ONCPU;
 	meta.freq_hz = o.capture.offcpu ? 0 : o.capture.freq;
@@ -584,42 +668,7 @@ int cli_record_main(int argc, char **argv)
 		}
 	}
 
-	for (;;) {
-		int timeout_ms = 100;
-
-		now = clock_mono_ns();
-		if (interrupted || cap.ended || run.error)
-			break;
-		if (o.cmd && child_poll(&ch))
-			break;
-		if (o.duration_ns && now - cap.start_mono_ns >= o.duration_ns) {
-			timeout = true;
-			break;
-		}
-		if ((o.capture.target == TARGET_PIDS || o.capture.target == TARGET_TIDS) &&
-		    now - last_pid_check > 500000000ull) {
-			last_pid_check = now;
-			if (!capture_targets_alive(&o.capture)) {
-				targets_gone = true;
-				break;
-			}
-		}
-		if (o.duration_ns && o.duration_ns - (now - cap.start_mono_ns) < 100000000ull)
-			timeout_ms =
-				(int)((o.duration_ns - (now - cap.start_mono_ns)) / 1000000) + 1;
-		if (capture_poll(&cap, timeout_ms, on_sample, &run) < 0 && !run.error) {
-			fprintf(stderr, "%sskyprof record: %s\n", tty ? "\n" : "", cap.err);
-			break;
-		}
-		if (tty && now - last_progress > 250000000ull) {
-			last_progress = now;
-			progress(&cap, &o, run.samples, now);
-		}
-	}
-	duration = clock_mono_ns() - cap.start_mono_ns;
-	if (tty)
-		fprintf(stderr, "\r\033[K");
-
+	duration = capture_loop(&cap, &o, &ch, &run, tty, &end);
 	ret = capture_finish(&cap, on_sample, &run, &st, &nst);
 	if (ret)
 		fprintf(stderr, "skyprof record: %s\n", cap.err);
@@ -632,20 +681,8 @@ int cli_record_main(int argc, char **argv)
 		child_cgroup_remove(&tcg);
 	}
 	lost = summary(&cap, &run, duration, &o, st, nst,
-		       why_ended(&cap, &ch, timeout, targets_gone));
-	if (ch.exited && WIFEXITED(ch.status) && WEXITSTATUS(ch.status))
-		fprintf(stderr, "skyprof: the command exited with status %d\n",
-			WEXITSTATUS(ch.status));
-	else if (ch.exited && WIFSIGNALED(ch.status) && WTERMSIG(ch.status) != SIGTERM &&
-		 WTERMSIG(ch.status) != SIGINT)
-		fprintf(stderr, "skyprof: the command was killed by signal %d\n",
-			WTERMSIG(ch.status));
-	if (!run.samples)
-		fprintf(stderr, o.capture.offcpu
-					? "skyprof: warning: no blocks recorded (did the target "
-					  "wait for anything?)\n"
-					: "skyprof: warning: no samples (did the target run on a "
-					  "CPU?)\n");
+		       why_ended(&cap, &ch, end.timeout, end.targets_gone));
+	say_ended(&ch, &run, &o);
 	profile_set_duration(run.prof, duration);
 	profile_set_lost(run.prof, lost);
 	rc = write_outputs(run.prof, sym, &o);

@@ -73,7 +73,7 @@ static int start_stream(struct grpc_conn *c, struct call *call, const char *path
 #define NV(n, v)                                                                                   \
 	hdrs[nh++] = (nghttp2_nv){ (uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v),       \
 				   NGHTTP2_NV_FLAG_NONE }
-	grpc_format_timeout(timeout_ms, timeout, sizeof(timeout));
+	grpc_frame_format_timeout(timeout_ms, timeout, sizeof(timeout));
 	snprintf(ua, sizeof(ua), "skyprof/%s grpc-c-nghttp2", SKYPROF_VERSION);
 	NV(":method", "POST");
 	NV(":scheme", c->tls ? "https" : "http");
@@ -187,7 +187,7 @@ static void finish_result(const struct grpc_conn *c, struct call *call, struct g
 				 c->h2_error[0] ? ": the server broke HTTP/2: " : "", c->h2_error);
 		}
 	} else if (call->http_status != 200) {
-		res->code = grpc_code_from_http(call->http_status);
+		res->code = grpc_frame_code_from_http(call->http_status);
 		snprintf(res->message, sizeof(res->message), "HTTP status %d", call->http_status);
 	} else {
 		res->code = GRPC_UNKNOWN;
@@ -197,7 +197,7 @@ static void finish_result(const struct grpc_conn *c, struct call *call, struct g
 		res->code = GRPC_UNKNOWN;
 		snprintf(res->message, sizeof(res->message), "response is not application/grpc");
 	}
-	if (res->code == GRPC_OK && !grpc_reader_complete(rd)) {
+	if (res->code == GRPC_OK && !grpc_frame_reader_complete(rd)) {
 		res->code = GRPC_INTERNAL;
 		snprintf(res->message, sizeof(res->message), "response ends inside a message");
 	}
@@ -231,7 +231,7 @@ int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs
 	}
 	call.body = body;
 	call.body_len = total;
-	grpc_reader_init(&call.reader);
+	grpc_frame_reader_init(&call.reader);
 	c->call = &call;
 	r = start_stream(c, &call, path, timeout_ms, res);
 	if (!r) {
@@ -245,14 +245,14 @@ int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs
 			finish_result(c, &call, res);
 		}
 	}
-	res->msgs_sent = grpc_msgs_within(msgs, n, call.data_sent);
+	res->msgs_sent = grpc_call_msgs_within(msgs, n, call.data_sent);
 	c->call = NULL;
-	grpc_reader_free(&call.reader);
+	grpc_frame_reader_free(&call.reader);
 	free(body);
 	return r;
 }
 
-size_t grpc_msgs_within(const struct grpc_msg *msgs, size_t n, size_t bytes)
+size_t grpc_call_msgs_within(const struct grpc_msg *msgs, size_t n, size_t bytes)
 {
 	size_t i, end = 0;
 
@@ -264,7 +264,7 @@ size_t grpc_msgs_within(const struct grpc_msg *msgs, size_t n, size_t bytes)
 	return i;
 }
 
-void grpc_result_free(struct grpc_result *res)
+void grpc_call_result_free(struct grpc_result *res)
 {
 	free(res->body);
 	res->body = NULL;

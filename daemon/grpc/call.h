@@ -41,13 +41,13 @@ struct grpc_result {
 /*
  * Call path ("/skywalking.v3.EBPFProcessService/keepAlive") with n request
  * messages. Connects first when needed. res is filled on 0; free res->body
- * with grpc_result_free. On -errno, res->message says what failed.
+ * with grpc_call_result_free. On -errno, res->message says what failed.
  */
 int grpc_call(struct grpc_conn *c, const char *path, const struct grpc_msg *msgs, size_t n,
 	      uint32_t timeout_ms, struct grpc_result *res);
-void grpc_result_free(struct grpc_result *res);
+void grpc_call_result_free(struct grpc_result *res);
 
 /* How many of msgs, from the first, fit whole (framed) in the first `bytes` bytes. */
-size_t grpc_msgs_within(const struct grpc_msg *msgs, size_t n, size_t bytes);
+size_t grpc_call_msgs_within(const struct grpc_msg *msgs, size_t n, size_t bytes);
 
 #endif

@@ -31,7 +31,7 @@ static const char *const code_names[] = {
 	"UNAUTHENTICATED",
 };
 
-const char *grpc_code_name(int code)
+const char *grpc_frame_code_name(int code)
 {
 	if (code < 0 || code >= (int)(sizeof(code_names) / sizeof(code_names[0])))
 		return "UNKNOWN_CODE";
@@ -47,12 +47,12 @@ void grpc_frame_header(uint8_t hdr[GRPC_FRAME_HDR], uint32_t len)
 	hdr[4] = (uint8_t)len;
 }
 
-void grpc_reader_init(struct grpc_reader *r)
+void grpc_frame_reader_init(struct grpc_reader *r)
 {
 	memset(r, 0, sizeof(*r));
 }
 
-void grpc_reader_free(struct grpc_reader *r)
+void grpc_frame_reader_free(struct grpc_reader *r)
 {
 	free(r->buf);
 	free(r->first);
@@ -75,7 +75,7 @@ static void message_done(struct grpc_reader *r)
 	r->hdr_have = 0;
 }
 
-int grpc_reader_feed(struct grpc_reader *r, const uint8_t *data, size_t len)
+int grpc_frame_reader_feed(struct grpc_reader *r, const uint8_t *data, size_t len)
 {
 	while (len && !r->error) {
 		if (!r->in_body) {
@@ -157,12 +157,12 @@ int grpc_reader_feed(struct grpc_reader *r, const uint8_t *data, size_t len)
 	return r->error;
 }
 
-bool grpc_reader_complete(const struct grpc_reader *r)
+bool grpc_frame_reader_complete(const struct grpc_reader *r)
 {
 	return !r->error && !r->in_body && r->hdr_have == 0;
 }
 
-int grpc_parse_status(const char *s, size_t len)
+int grpc_frame_parse_status(const char *s, size_t len)
 {
 	int v = 0;
 
@@ -187,7 +187,7 @@ static int hexval(char c)
 	return -1;
 }
 
-void grpc_decode_message(const char *s, size_t len, char *out, size_t outlen)
+void grpc_frame_decode_message(const char *s, size_t len, char *out, size_t outlen)
 {
 	size_t o = 0;
 
@@ -207,7 +207,7 @@ void grpc_decode_message(const char *s, size_t len, char *out, size_t outlen)
 	out[o] = 0;
 }
 
-void grpc_format_timeout(uint64_t ms, char *out, size_t outlen)
+void grpc_frame_format_timeout(uint64_t ms, char *out, size_t outlen)
 {
 	/* At most 8 digits per the spec: switch to seconds, then minutes. */
 	if (ms <= 99999999ull)
@@ -218,7 +218,7 @@ void grpc_format_timeout(uint64_t ms, char *out, size_t outlen)
 		snprintf(out, outlen, "%lluM", (unsigned long long)(ms / 60000 % 100000000ull));
 }
 
-int grpc_code_from_http(int http_status)
+int grpc_frame_code_from_http(int http_status)
 {
 	switch (http_status) {
 	case 400:

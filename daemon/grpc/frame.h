@@ -46,7 +46,7 @@ enum grpc_code {
 #define GRPC_READER_CHUNK (16u << 10)
 
 /* "PERMISSION_DENIED"; "UNKNOWN_CODE" for numbers outside the table. */
-const char *grpc_code_name(int code);
+const char *grpc_frame_code_name(int code);
 
 /* Write the prefix of an uncompressed message of len bytes into hdr. */
 void grpc_frame_header(uint8_t hdr[GRPC_FRAME_HDR], uint32_t len);
@@ -71,30 +71,30 @@ struct grpc_reader {
 };
 
 /* A message longer than GRPC_MAX_RESPONSE is -EMSGSIZE. */
-void grpc_reader_init(struct grpc_reader *r);
-void grpc_reader_free(struct grpc_reader *r);
+void grpc_frame_reader_init(struct grpc_reader *r);
+void grpc_frame_reader_free(struct grpc_reader *r);
 /* 0 or the sticky error. */
-int grpc_reader_feed(struct grpc_reader *r, const uint8_t *data, size_t len);
+int grpc_frame_reader_feed(struct grpc_reader *r, const uint8_t *data, size_t len);
 /* Whether the stream ended on a message boundary. */
-bool grpc_reader_complete(const struct grpc_reader *r);
+bool grpc_frame_reader_complete(const struct grpc_reader *r);
 
 /* "0".."16" -> code; -EINVAL for anything else (empty, sign, junk, >2 digits). */
-int grpc_parse_status(const char *s, size_t len);
+int grpc_frame_parse_status(const char *s, size_t len);
 
 /*
  * Percent-decode a grpc-message value into out (always NUL terminated,
  * truncated to outlen - 1). Malformed escapes are copied as they are, as the
  * spec asks of receivers.
  */
-void grpc_decode_message(const char *s, size_t len, char *out, size_t outlen);
+void grpc_frame_decode_message(const char *s, size_t len, char *out, size_t outlen);
 
 /* A grpc-timeout value for ms milliseconds ("1500m", at most 8 digits). */
-void grpc_format_timeout(uint64_t ms, char *out, size_t outlen);
+void grpc_frame_format_timeout(uint64_t ms, char *out, size_t outlen);
 
 /*
  * The status a response without grpc-status stands for, from its HTTP
  * status (the gRPC spec's HTTP-to-gRPC table).
  */
-int grpc_code_from_http(int http_status);
+int grpc_frame_code_from_http(int http_status);
 
 #endif

@@ -9,7 +9,6 @@
 #include <nghttp2/nghttp2.h>
 #include <openssl/ssl.h>
 
-#include "grpc/conn.h"
 #include "grpc/internal.h"
 #include "grpc/session.h"
 #include "grpc/transport.h"
@@ -53,7 +52,7 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		call->content_type_ok = valuelen >= 16 && !memcmp(value, "application/grpc", 16) &&
 					(valuelen == 16 || value[16] == '+' || value[16] == ';');
 	} else if (IS("grpc-status")) {
-		int code = grpc_parse_status((const char *)value, valuelen);
+		int code = grpc_frame_parse_status((const char *)value, valuelen);
 
 		/* A status we cannot read is still a failure, not success. */
 		call->grpc_status = code < 0 ? GRPC_UNKNOWN : code;
@@ -62,8 +61,8 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 				 "unparsable grpc-status '%.*s'",
 				 (int)(valuelen < 32 ? valuelen : 32), value);
 	} else if (IS("grpc-message")) {
-		grpc_decode_message((const char *)value, valuelen, call->message,
-				    sizeof(call->message));
+		grpc_frame_decode_message((const char *)value, valuelen, call->message,
+					  sizeof(call->message));
 	}
 #undef IS
 	return 0;
@@ -135,7 +134,7 @@ static int data_chunk_cb(nghttp2_session *s, uint8_t flags, int32_t stream_id, c
 	if (!call)
 		return 0;
 	call->data_recv += len;
-	if (grpc_reader_feed(&call->reader, data, len))
+	if (grpc_frame_reader_feed(&call->reader, data, len))
 		nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, stream_id, NGHTTP2_CANCEL);
 	return 0;
 }
@@ -313,6 +312,9 @@ void grpc_session_refresh_idle(struct grpc_conn *c)
 		r = read_some(c);
 	while (r == 0);
 	if ((r && r != -EAGAIN) ||
-	    (!nghttp2_session_want_read(c->h2) && !nghttp2_session_want_write(c->h2)))
-		grpc_conn_close(c);
+	    (!nghttp2_session_want_read(c->h2) && !nghttp2_session_want_write(c->h2))) {
+		/* the connection is closed, as grpc_conn_close does */
+		grpc_session_close(c);
+		grpc_transport_close(c);
+	}
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "sym/demangle.h"
+#include "proc/files.h"
 #include "proc/ident.h"
 #include "proc/maps.h"
 #include "lib/strtab.h"
@@ -376,60 +377,39 @@ static struct sym_elf *vdso_elf(struct symbolizer *s, uint64_t len)
 	return s->vdso && s->vdso_len == len ? s->vdso : NULL;
 }
 
-/* The mapped file itself, through map_files (needs CAP_SYS_ADMIN, as
- * profiling does): what the process maps even when its path now names
- * another file or none. */
-static int open_map_files(struct symbolizer *s, struct sym_proc *p, const struct sym_mapping *m)
-{
-	char mf[PATH_MAX];
-
-	if (!fmt_path(mf, sizeof(mf), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, s->proc_root, p->pid,
-		      m->start, m->limit))
-		return -1;
-	return open(mf, O_RDONLY | O_CLOEXEC);
-}
-
 /*
- * The ELF file of a mapping, found in the process's own mount namespace.
- * inode (from maps) tells whether the path still names the mapped file: a
- * library replaced on disk (an upgrade) is read through map_files instead.
- * A file already cached is found by a stat of its path, without opening it
- * (every new process maps libc and ld.so again; an open, fstat and close
- * cost three path-walking system calls).
+ * The ELF file of a mapping (proc/files.h). A file already cached is found
+ * by a stat of its path, without opening it (every new process maps libc
+ * and ld.so again; an open, fstat and close cost three path-walking system
+ * calls).
  */
 static struct sym_elf *open_elf(struct symbolizer *s, struct sym_proc *p,
-				const struct sym_mapping *m, uint64_t inode)
+				const struct sym_mapping *m)
 {
-	char path[PATH_MAX];
-	struct stat st;
-	bool found = false, same = false;
-	int fd = -1;
+	struct files_mapping fm;
+	int fd;
 
-	if (m->path[0] != '/')
+	if (!files_look(s->proc_root, p->pid, m->path, m->start, m->limit, m->inode, &fm))
 		return NULL;
-	path[0] = '\0';
-	if (fmt_path(path, sizeof(path), "%s/%u/root%s", s->proc_root, p->pid, m->path) &&
-	    !stat(path, &st)) {
-		found = true;
-		/* An overlay can report another inode number for the same file:
-		 * a mismatch only means trying map_files first. */
-		same = !inode || (uint64_t)st.st_ino == inode;
-		if (same) {
-			struct sym_elf *e = sym_elf_find_stat(s->elfs, &st);
+	if (fm.same) {
+		struct sym_elf *e = sym_elf_find_stat(s->elfs, &fm.st);
 
-			if (e)
-				return e;
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-		}
+		if (e)
+			return e;
 	}
-	if (fd < 0)
-		fd = open_map_files(s, p, m);
-	if (fd < 0 && found && !same)
-		/* No map_files: the file now at the path, the best there is. */
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = files_open(s->proc_root, p->pid, &fm);
 	if (fd < 0)
 		return NULL;
-	return sym_elf_get(s->elfs, fd, path, m->path);
+	return sym_elf_get(s->elfs, fd, fm.path, m->path);
+}
+
+int symbolizer_open_mapping(struct symbolizer *s, const struct sym_mapping *m)
+{
+	struct files_mapping fm;
+
+	if (!files_look(s->proc_root, m->pid, m->path, m->start, m->limit, m->inode, &fm))
+		return -1;
+	return files_open(s->proc_root, m->pid, &fm);
 }
 
 static bool have_map(const struct sym_proc *p, uint64_t start, uint64_t limit, uint64_t off,
@@ -465,11 +445,11 @@ static int add_map(struct symbolizer *s, struct sym_proc *p, uint64_t start, uin
 	m->pub.start = start;
 	m->pub.limit = limit;
 	m->pub.offset = off;
+	m->pub.inode = inode;
 	m->pub.pid = p->pid;
 	m->pub.path = intern(s, path);
 	m->pub.is_main = p->exe[0] && !strcmp(path, p->exe);
-	m->elf = !strcmp(path, "[vdso]") ? vdso_elf(s, limit - start)
-					 : open_elf(s, p, &m->pub, inode);
+	m->elf = !strcmp(path, "[vdso]") ? vdso_elf(s, limit - start) : open_elf(s, p, &m->pub);
 	m->pub.build_id = intern(s, m->elf ? sym_elf_build_id(m->elf) : "");
 	p->maps[p->nr_maps++] = m;
 	return 0;

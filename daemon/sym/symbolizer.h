@@ -33,6 +33,7 @@ struct symbolizer_opts {
 struct sym_mapping {
 	uint64_t start, limit; /* [start, limit) in the process */
 	uint64_t offset;       /* file offset of start */
+	uint64_t inode;	       /* of the mapped file, 0 unknown */
 	const char *path;      /* as the process sees it; "" for anonymous */
 	const char *build_id;  /* lowercase hex, "" when unknown */
 	uint32_t pid;
@@ -148,6 +149,13 @@ void symbolizer_trim(struct symbolizer *s);
  */
 size_t symbolizer_nr_mappings(struct symbolizer *s, uint32_t pid);
 const struct sym_mapping *symbolizer_mapping(struct symbolizer *s, uint32_t pid, size_t i);
+
+/*
+ * Opens the file mapping m (of symbolizer_mapping) maps, as the symbols were
+ * read from (proc/files.h): the DWARF unwinder reads its CFI there. A
+ * descriptor of the caller's, or -1.
+ */
+int symbolizer_open_mapping(struct symbolizer *s, const struct sym_mapping *m);
 
 /* The executable's mapping of pid (newest generation), or NULL. */
 const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s, uint32_t pid);

@@ -270,23 +270,6 @@ out:
 	return ok;
 }
 
-static int open_mapped(uint32_t pid, const struct sym_mapping *m)
-{
-	char path[PATH_MAX];
-	int fd = -1;
-	int n = snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->path);
-
-	if (n > 0 && (size_t)n < sizeof(path))
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		n = snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pid,
-			     (unsigned long long)m->start, (unsigned long long)m->limit);
-		if (n > 0 && (size_t)n < sizeof(path))
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	return fd;
-}
-
 static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
 {
 	size_t nr = symbolizer_nr_mappings(u->sym, p->pid);
@@ -318,7 +301,7 @@ static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
 		}
 		if (dup)
 			continue;
-		fd = open_mapped(p->pid, m);
+		fd = symbolizer_open_mapping(u->sym, m);
 		if (fd < 0)
 			continue;
 		if (!load_bias(fd, m, &bias, &is_exec)) {

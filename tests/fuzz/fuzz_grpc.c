@@ -22,13 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t off = 0;
 	int code;
 
-	grpc_reader_init(&r);
+	grpc_frame_reader_init(&r);
 	while (off < size) {
 		size_t chunk = 1 + data[off] % 17;
 
 		if (chunk > size - off)
 			chunk = size - off;
-		grpc_reader_feed(&r, data + off, chunk);
+		grpc_frame_reader_feed(&r, data + off, chunk);
 		off += chunk;
 	}
 	/* What the reader kept must be what it claims. */
@@ -38,12 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)memchr(r.first, 0x100 - 1, r.first_len);
 	if (!r.error && r.need > GRPC_MAX_RESPONSE)
 		abort(); /* a length over the limit is an error before any allocation */
-	grpc_reader_complete(&r);
-	grpc_reader_free(&r);
-	code = grpc_parse_status((const char *)data, size < 4 ? size : 4);
+	grpc_frame_reader_complete(&r);
+	grpc_frame_reader_free(&r);
+	code = grpc_frame_parse_status((const char *)data, size < 4 ? size : 4);
 	if (code > 16)
 		abort();
-	grpc_decode_message((const char *)data, size, msg, sizeof(msg));
+	grpc_frame_decode_message((const char *)data, size, msg, sizeof(msg));
 	if (strlen(msg) >= sizeof(msg))
 		abort();
 	return 0;

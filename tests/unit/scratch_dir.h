@@ -23,7 +23,7 @@ static const char *tmp(const char *name)
 	return p;
 }
 
-static char *slurp(const char *path)
+static __attribute__((unused)) char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char *buf;

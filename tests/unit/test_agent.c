@@ -426,7 +426,7 @@ static void upload_messages(void **state)
 	struct upload_task_meta m = {
 		.task_id = "T", .process_id = "P", .profiling_start_ms = 1000, .current_ms = 2000
 	};
-	struct delta_table *t = delta_table_new();
+	struct delta_table *t = upload_deltas_new();
 	struct upload_totals tot;
 	struct upload_batch *b;
 	struct view v;
@@ -498,7 +498,7 @@ static void upload_messages(void **state)
 	assert_int_equal(d->oncpu->dumpcount, 4);
 	skywalking__v3__ebpfprofiling_data__free_unpacked(d, NULL);
 	batch_free(b);
-	delta_table_free(t);
+	upload_deltas_free(t);
 	view_free(&v);
 }
 
@@ -565,7 +565,7 @@ static void upload_unique_stack_ids(void **state)
 		.task_id = "T", .process_id = "P", .profiling_start_ms = 1000, .current_ms = 2000
 	};
 	struct profile_meta meta = { .kind = PROFILE_ONCPU };
-	struct delta_table *t = delta_table_new();
+	struct delta_table *t = upload_deltas_new();
 	uint64_t *first = calloc(UNIQ_STACKS + 1, sizeof(*first));
 	uint64_t *again = calloc(UNIQ_STACKS + 1, sizeof(*again));
 	struct upload_totals tot;
@@ -636,7 +636,7 @@ static void upload_unique_stack_ids(void **state)
 	assert_unique(again, UNIQ_STACKS + 1);
 	free(first);
 	free(again);
-	delta_table_free(t);
+	upload_deltas_free(t);
 	view_free(&v);
 }
 
@@ -647,7 +647,7 @@ static void upload_unconfirmed_split(void **state)
 	struct upload_task_meta m = {
 		.task_id = "T", .process_id = "P", .profiling_start_ms = 1000, .current_ms = 2000
 	};
-	struct delta_table *t = delta_table_new();
+	struct delta_table *t = upload_deltas_new();
 	struct upload_totals tot;
 	struct upload_batch *b, *r;
 	struct upload_queue q;
@@ -713,7 +713,7 @@ static void upload_unconfirmed_split(void **state)
 	queue_get_stats(&q, &st, &pend, NULL);
 	assert_int_equal(st.sent_units + st.unconfirmed_units + st.dropped_units, 22);
 	queue_destroy(&q);
-	delta_table_free(t);
+	upload_deltas_free(t);
 	view_free(&v);
 }
 
@@ -723,21 +723,21 @@ static void grpc_messages_within(void **state)
 
 	(void)state;
 	/* each message is framed with a 5-byte header */
-	assert_int_equal(grpc_msgs_within(m, 3, 0), 0);
-	assert_int_equal(grpc_msgs_within(m, 3, 14), 0);
-	assert_int_equal(grpc_msgs_within(m, 3, 15), 1);
-	assert_int_equal(grpc_msgs_within(m, 3, 19), 1);
-	assert_int_equal(grpc_msgs_within(m, 3, 20), 2);
-	assert_int_equal(grpc_msgs_within(m, 3, 44), 2);
-	assert_int_equal(grpc_msgs_within(m, 3, 45), 3);
-	assert_int_equal(grpc_msgs_within(m, 3, 1000), 3);
-	assert_int_equal(grpc_msgs_within(m, 0, 1000), 0);
+	assert_int_equal(grpc_call_msgs_within(m, 3, 0), 0);
+	assert_int_equal(grpc_call_msgs_within(m, 3, 14), 0);
+	assert_int_equal(grpc_call_msgs_within(m, 3, 15), 1);
+	assert_int_equal(grpc_call_msgs_within(m, 3, 19), 1);
+	assert_int_equal(grpc_call_msgs_within(m, 3, 20), 2);
+	assert_int_equal(grpc_call_msgs_within(m, 3, 44), 2);
+	assert_int_equal(grpc_call_msgs_within(m, 3, 45), 3);
+	assert_int_equal(grpc_call_msgs_within(m, 3, 1000), 3);
+	assert_int_equal(grpc_call_msgs_within(m, 0, 1000), 0);
 }
 
 static void upload_offcpu(void **state)
 {
 	struct upload_task_meta m = { .task_id = "T", .process_id = "P", .offcpu = true };
-	struct delta_table *t = delta_table_new();
+	struct delta_table *t = upload_deltas_new();
 	struct upload_totals tot;
 	struct upload_batch *b = batch_new(UPLOAD_PATH_PROFILING, "t");
 	Skywalking__V3__EBPFProfilingData *d;
@@ -756,7 +756,7 @@ static void upload_offcpu(void **state)
 	assert_int_equal(tot.weight, 5000000);
 	skywalking__v3__ebpfprofiling_data__free_unpacked(d, NULL);
 	batch_free(b);
-	delta_table_free(t);
+	upload_deltas_free(t);
 	view_free(&v);
 }
 

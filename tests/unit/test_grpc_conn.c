@@ -216,7 +216,7 @@ static int call_against(enum behaviour b, uint32_t timeout_ms, struct grpc_resul
 	server_start(&s, b);
 	r = call_once(&s, timeout_ms, res);
 	server_stop(&s);
-	print_message("%d: %s: %s\n", r, grpc_code_name(res->code), res->message);
+	print_message("%d: %s: %s\n", r, grpc_frame_code_name(res->code), res->message);
 	return r;
 }
 
@@ -248,7 +248,7 @@ static void deadline_holds_under_a_frame_flood(void **state)
 	assert_true(res.local);
 	/* 300 ms asked; the flood lasts 8 s. Generous for a loaded machine. */
 	assert_true(t0 < 4000);
-	grpc_result_free(&res);
+	grpc_call_result_free(&res);
 }
 
 /* What the server said in its GOAWAY is in the error, not "connection reset". */
@@ -259,7 +259,7 @@ static void goaway_is_reported(void **state)
 	(void)state;
 	(void)call_against(GOAWAY_AT_ONCE, 2000, &res);
 	assert_non_null(strstr(res.message, "GOAWAY (PROTOCOL_ERROR: bye)"));
-	grpc_result_free(&res);
+	grpc_call_result_free(&res);
 }
 
 /* A length prefix over the limit: our own RESOURCE_EXHAUSTED, saying the sizes. */
@@ -275,7 +275,7 @@ static void huge_prefix_is_refused(void **state)
 	assert_true(res.local);
 	assert_non_null(strstr(res.message, "4294967295 bytes is over our 4194304-byte limit"));
 	assert_null(res.body);
-	grpc_result_free(&res);
+	grpc_call_result_free(&res);
 }
 
 /*
@@ -292,7 +292,7 @@ static void window_overrun_is_named(void **state)
 	(void)state;
 	(void)call_against(WINDOW_OVERRUN, 4000, &res);
 	assert_non_null(strstr(res.message, "stream reset by us (FLOW_CONTROL_ERROR)"));
-	grpc_result_free(&res);
+	grpc_call_result_free(&res);
 }
 
 /*
@@ -311,7 +311,7 @@ static void our_goaway_is_named(void **state)
 	assert_int_not_equal(r, 0);
 	assert_non_null(
 		strstr(res.message, "the server broke HTTP/2 (FRAME_SIZE_ERROR), we sent GOAWAY"));
-	grpc_result_free(&res);
+	grpc_call_result_free(&res);
 }
 
 int main(void)

@@ -6,7 +6,7 @@
 #include "agent/config.h"
 #include "agent/log.h"
 #include "agent/oap/collect.h"
-#include "agent/oap/oap.h"
+#include "agent/oap/state.h"
 #include "agent/oap/rpc.h"
 #include "agent/queue.h"
 #include "grpc/call.h"
@@ -29,14 +29,14 @@ bool collect_send_batch(struct agent_oap *o, struct upload_batch *b)
 	rc = grpc_call(o->conn, b->path, m, b->n, timeout, &res);
 	free(m);
 	if (!rc && res.code == GRPC_OK) {
-		grpc_result_free(&res);
+		grpc_call_result_free(&res);
 		rpc_succeeded(o);
 		log_debug("OAP: sent %s: %zu messages", b->what, b->n);
 		queue_sent(o->queue, b);
 		return true;
 	}
 	rpc_failed(o, b->what[0] ? b->what : "upload", rc, &res);
-	grpc_result_free(&res);
+	grpc_call_result_free(&res);
 	if (!rpc_nothing_stored(rc, &res)) {
 		/* At most once: what went out may be stored already. */
 		log_warn("OAP: %s: the stream broke after %zu of %zu messages were written: "

@@ -11,7 +11,7 @@
 #include "agent/log.h"
 #include "agent/oap/continuous_profiling.h"
 #include "agent/oap/inbox.h"
-#include "agent/oap/oap.h"
+#include "agent/oap/state.h"
 #include "agent/oap/rpc.h"
 #include "agent/procs.h"
 #include "agent/task.h"

@@ -9,7 +9,7 @@
 #include "agent/entity.h"
 #include "agent/log.h"
 #include "agent/oap/ebpf_process.h"
-#include "agent/oap/oap.h"
+#include "agent/oap/state.h"
 #include "agent/oap/rpc.h"
 #include "agent/procs.h"
 #include "agent/template.h"

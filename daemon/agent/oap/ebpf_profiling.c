@@ -7,7 +7,7 @@
 #include "agent/log.h"
 #include "agent/oap/ebpf_profiling.h"
 #include "agent/oap/inbox.h"
-#include "agent/oap/oap.h"
+#include "agent/oap/state.h"
 #include "agent/oap/rpc.h"
 #include "agent/task.h"
 #include "sw_ebpf_profiling.pb-c.h"

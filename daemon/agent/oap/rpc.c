@@ -7,7 +7,7 @@
 
 #include "agent/config.h"
 #include "agent/log.h"
-#include "agent/oap/oap.h"
+#include "agent/oap/state.h"
 #include "agent/oap/rpc.h"
 #include "grpc/call.h"
 #include "grpc/frame.h"
@@ -105,7 +105,7 @@ void rpc_failed(struct agent_oap *o, const char *what, int rc, const struct grpc
 			 res->message, (double)o->backoff_ms / 1000);
 	else
 		log_warn("OAP %s: %s: %s%s%s%s; retrying in %.1f s", o->cfg->backend.addr, what,
-			 grpc_code_name(res->code), res->message[0] ? ": " : "", res->message,
+			 grpc_frame_code_name(res->code), res->message[0] ? ": " : "", res->message,
 			 res->local ? "" : hint(res->code), (double)o->backoff_ms / 1000);
 }
 
@@ -145,7 +145,7 @@ int rpc_call(struct agent_oap *o, const char *what, const char *path, const uint
 		*out = NULL;
 	if (rc || res.code != GRPC_OK) {
 		rpc_failed(o, what, rc, &res);
-		grpc_result_free(&res);
+		grpc_call_result_free(&res);
 		return -1;
 	}
 	if (answer) {
@@ -154,7 +154,7 @@ int rpc_call(struct agent_oap *o, const char *what, const char *path, const uint
 		if (!*out) {
 			size_t n = res.body_len;
 
-			grpc_result_free(&res);
+			grpc_call_result_free(&res);
 			res.code = GRPC_INTERNAL;
 			res.local = true;
 			snprintf(res.message, sizeof(res.message),
@@ -163,7 +163,7 @@ int rpc_call(struct agent_oap *o, const char *what, const char *path, const uint
 			return 1;
 		}
 	}
-	grpc_result_free(&res);
+	grpc_call_result_free(&res);
 	rpc_succeeded(o);
 	return 0;
 }
