@@ -270,29 +270,6 @@ static void child_cgroup_remove(struct cgroup_transient *t)
 			t->dir);
 }
 
-struct run {
-	struct ingest *in;
-	struct profile *prof;
-	uint64_t samples;
-	uint64_t blocked_ns; /* off-CPU: the weights */
-	int error;
-};
-
-static int on_sample(void *arg, const struct sp_sample *s)
-{
-	struct run *run = arg;
-	int r = ingest_sample(run->in, run->prof, s);
-
-	if (r < 0) {
-		run->error = r;
-		return r;
-	}
-	run->samples++;
-	if (s->flags & SKYPROF_SF_OFFCPU)
-		run->blocked_ns += s->weight;
-	return 0;
-}
-
 static uint64_t realtime_ns(void)
 {
 	struct timespec ts;
@@ -335,9 +312,9 @@ static const char *why_ended(const struct capture *c, const struct child *ch, bo
 }
 
 /* Returns the samples lost, for the outputs. */
-static uint64_t summary(const struct capture *c, const struct run *run, uint64_t duration_ns,
-			const struct record_opts *o, const struct control_cpu_stats *st, size_t nst,
-			const char *why)
+static uint64_t summary(const struct capture *c, const struct ingest_sink *run,
+			uint64_t duration_ns, const struct record_opts *o,
+			const struct control_cpu_stats *st, size_t nst, const char *why)
 {
 	const struct ring_stats *rs = ring_get_stats(c->ring);
 	uint64_t drops = 0, written = 0, throttled = 0, unwind = 0, missed = 0;
@@ -537,7 +514,7 @@ struct loop_end {
 /* Reads the rings until the duration, a signal, the command's or the
  * targets' end. Returns how long the session ran (ns). */
 static uint64_t capture_loop(struct capture *cap, const struct record_opts *o, struct child *ch,
-			     struct run *run, bool tty, struct loop_end *end)
+			     struct ingest_sink *run, bool tty, struct loop_end *end)
 {
 	uint64_t now, last_progress = 0, last_pid_check = 0;
 
@@ -564,7 +541,7 @@ static uint64_t capture_loop(struct capture *cap, const struct record_opts *o, s
 		if (o->duration_ns && o->duration_ns - (now - cap->start_mono_ns) < 100000000ull)
 			timeout_ms =
 				(int)((o->duration_ns - (now - cap->start_mono_ns)) / 1000000) + 1;
-		if (capture_poll(cap, timeout_ms, on_sample, run) < 0 && !run->error) {
+		if (capture_poll(cap, timeout_ms, ingest_sink_sample, run) < 0 && !run->error) {
 			fprintf(stderr, "%sskyprof record: %s\n", tty ? "\n" : "", cap->err);
 			break;
 		}
@@ -579,7 +556,8 @@ static uint64_t capture_loop(struct capture *cap, const struct record_opts *o, s
 }
 
 /* How the command ended, when that is news; and a run without samples. */
-static void say_ended(const struct child *ch, const struct run *run, const struct record_opts *o)
+static void say_ended(const struct child *ch, const struct ingest_sink *run,
+		      const struct record_opts *o)
 {
 	if (ch->exited && WIFEXITED(ch->status) && WEXITSTATUS(ch->status))
 		fprintf(stderr, "skyprof: the command exited with status %d\n",
@@ -607,7 +585,7 @@ int cli_record_main(int argc, char **argv)
 	struct control_cpu_stats *st = NULL;
 	struct profile_meta meta = { 0 };
 	struct symbolizer *sym = NULL;
-	struct run run = { 0 };
+	struct ingest_sink run = { 0 };
 	struct loop_end end = { 0 };
 	bool tty = isatty(STDERR_FILENO);
 	uint64_t duration, lost;
@@ -669,7 +647,7 @@ int cli_record_main(int argc, char **argv)
 	}
 
 	duration = capture_loop(&cap, &o, &ch, &run, tty, &end);
-	ret = capture_finish(&cap, on_sample, &run, &st, &nst);
+	ret = capture_finish(&cap, ingest_sink_sample, &run, &st, &nst);
 	if (ret)
 		fprintf(stderr, "skyprof record: %s\n", cap.err);
 	if (run.error) {

@@ -72,26 +72,10 @@ static void on_signal(int sig)
 }
 
 struct run {
-	struct ingest *in;
-	struct profile *prof;
+	struct ingest_sink k; /* the samples, into k.prof */
 	struct symbolizer *sym;
 	struct view view; /* built again at each refresh */
-	uint64_t samples;
-	int error;
 };
-
-static int on_sample(void *arg, const struct sp_sample *s)
-{
-	struct run *run = arg;
-	int r = ingest_sample(run->in, run->prof, s);
-
-	if (r < 0) {
-		run->error = r;
-		return r;
-	}
-	run->samples++;
-	return 0;
-}
 
 static uint32_t screen_lines(const struct record_opts *o, bool tty)
 {
@@ -107,7 +91,7 @@ static uint32_t screen_lines(const struct record_opts *o, bool tty)
 static void show(const struct capture *c, struct run *run, const struct record_opts *o, bool tty,
 		 struct func_share *top, uint32_t lines)
 {
-	bool built = !view_build(&run->view, run->prof, run->sym);
+	bool built = !view_build(&run->view, run->k.prof, run->sym);
 	uint64_t total = built ? top_total(&run->view) : 0;
 	double el = (double)(clock_mono_ns() - c->start_mono_ns) / 1e9;
 	size_t n = built ? top_functions(&run->view, top, lines) : 0;
@@ -118,7 +102,7 @@ static void show(const struct capture *c, struct run *run, const struct record_o
 		putchar('\n');
 	printf("skyprof top: %.0f s, %" PRIu64 " samples at %u Hz, %" PRIu64
 	       " lost   (Ctrl-C to quit)\n\n",
-	       el, run->samples, o->capture.freq, ring_lost(c->ring));
+	       el, run->k.samples, o->capture.freq, ring_lost(c->ring));
 	output_top_table_print(stdout, top, n, total);
 	if (!n)
 		printf("  (no samples yet)\n");
@@ -163,9 +147,9 @@ int cli_top_main(int argc, char **argv)
 	sym = symbolizer_new(NULL);
 	meta.freq_hz = o.capture.freq;
 	run.sym = sym;
-	run.in = sym ? ingest_new(sym, NULL) : NULL;
-	run.prof = profile_new(&meta);
-	if (!top || !run.in || !run.prof || view_init(&run.view, &meta)) {
+	run.k.in = sym ? ingest_new(sym, NULL) : NULL;
+	run.k.prof = profile_new(&meta);
+	if (!top || !run.k.in || !run.k.prof || view_init(&run.view, &meta)) {
 		fprintf(stderr, "skyprof top: out of memory\n");
 		goto out;
 	}
@@ -175,8 +159,8 @@ int cli_top_main(int argc, char **argv)
 	}
 	last_show = clock_mono_ns();
 	show(&cap, &run, &o, tty, top, lines);
-	while (!interrupted && !cap.ended && !run.error) {
-		if (capture_poll(&cap, 100, on_sample, &run) < 0 && !run.error) {
+	while (!interrupted && !cap.ended && !run.k.error) {
+		if (capture_poll(&cap, 100, ingest_sink_sample, &run.k) < 0 && !run.k.error) {
 			fprintf(stderr, "skyprof top: %s\n", cap.err);
 			break;
 		}
@@ -190,9 +174,9 @@ int cli_top_main(int argc, char **argv)
 			show(&cap, &run, &o, tty, top, lines);
 		}
 	}
-	if (capture_finish(&cap, on_sample, &run, &st, &nst))
+	if (capture_finish(&cap, ingest_sink_sample, &run.k, &st, &nst))
 		fprintf(stderr, "skyprof top: %s\n", cap.err);
-	if (run.error)
+	if (run.k.error)
 		fprintf(stderr, "skyprof top: out of memory while aggregating\n");
 	show(&cap, &run, &o, false, top, lines);
 	rc = 0;
@@ -200,8 +184,8 @@ out:
 	free(st);
 	capture_close(&cap);
 	view_free(&run.view);
-	profile_free(run.prof);
-	ingest_free(run.in);
+	profile_free(run.k.prof);
+	ingest_free(run.k.in);
 	if (sym)
 		symbolizer_free(sym);
 	free(top);

@@ -115,6 +115,21 @@ int ingest_sample(struct ingest *in, struct profile *p, const struct sp_sample *
 	return gen;
 }
 
+int ingest_sink_sample(void *sink, const struct sp_sample *s)
+{
+	struct ingest_sink *k = sink;
+	int r = ingest_sample(k->in, k->prof, s);
+
+	if (r < 0) {
+		k->error = r;
+		return r;
+	}
+	k->samples++;
+	if (s->flags & SKYPROF_SF_OFFCPU)
+		k->blocked_ns += s->weight;
+	return 0;
+}
+
 const struct follow_stats *ingest_follow_stats(const struct ingest *in)
 {
 	return in->maps ? follow_get_stats(in->follow) : NULL;

@@ -50,6 +50,20 @@ void ingest_only(struct ingest *in, uint32_t pid);
  */
 int ingest_sample(struct ingest *in, struct profile *p, const struct sp_sample *s);
 
+/*
+ * A capture's sample callback (capture_poll's) that ingests into one
+ * profile: counts what came in, the blocked time of off-CPU samples, and
+ * keeps the first error, which ends the capture.
+ */
+struct ingest_sink {
+	struct ingest *in;
+	struct profile *prof;
+	uint64_t samples;
+	uint64_t blocked_ns;
+	int error;
+};
+int ingest_sink_sample(void *sink, const struct sp_sample *s);
+
 /* What following the processes cost and found; NULL without maps. */
 const struct follow_stats *ingest_follow_stats(const struct ingest *in);
 /* The DWARF unwinder's quality; NULL when no sample needed it. */
