@@ -281,6 +281,26 @@ void config_set_str(char **dst, char *v)
 	*dst = v;
 }
 
+/* A duration key's value: ns (K_DUR_NS) or ms within the key's range. */
+static int parse_duration_value(struct config_ctx *x, const struct key *k, yaml_node_t *n,
+				const char *v, void *dst)
+{
+	uint64_t ns, ms;
+
+	if (config_parse_duration_ns(v, &ns))
+		return config_fail(x, n, k->path, "'%s' is not a duration (e.g. 20s, 1m, 9ms)", v);
+	if (k->type == K_DUR_NS) {
+		*(uint64_t *)dst = ns;
+		return 0;
+	}
+	ms = (ns + 999999) / 1000000;
+	if ((k->min && ms < k->min) || (k->max && ms > k->max))
+		return config_fail(x, n, k->path, "'%s' is out of range (%llu ms to %llu ms)", v,
+				   (unsigned long long)k->min, (unsigned long long)k->max);
+	*(uint64_t *)dst = ms;
+	return 0;
+}
+
 static int parse_value(struct config_ctx *x, const struct key *k, yaml_node_t *n)
 {
 	void *dst = (char *)x->c + k->off;
@@ -313,28 +333,9 @@ static int parse_value(struct config_ctx *x, const struct key *k, yaml_node_t *n
 			r = config_fail(x, n, k->path, "'%s' is not true or false", v);
 		break;
 	case K_DUR:
-	case K_DUR_NS: {
-		uint64_t ns, ms;
-
-		r = config_parse_duration_ns(v, &ns);
-		if (r) {
-			r = config_fail(x, n, k->path, "'%s' is not a duration (e.g. 20s, 1m, 9ms)",
-					v);
-			break;
-		}
-		if (k->type == K_DUR_NS) {
-			*(uint64_t *)dst = ns;
-			break;
-		}
-		ms = (ns + 999999) / 1000000;
-		if ((k->min && ms < k->min) || (k->max && ms > k->max)) {
-			r = config_fail(x, n, k->path, "'%s' is out of range (%llu ms to %llu ms)",
-					v, (unsigned long long)k->min, (unsigned long long)k->max);
-			break;
-		}
-		*(uint64_t *)dst = ms;
+	case K_DUR_NS:
+		r = parse_duration_value(x, k, n, v, dst);
 		break;
-	}
 	case K_U32: {
 		char *end;
 		unsigned long long u;

@@ -7,8 +7,10 @@
  * With "alpha" (or "beta") that thread spins all the time and the other a
  * quarter of it (10 ms of every 40, sleeping in between), so the hot
  * function moves between two runs (report --diff). Once both
- * run it prints one line, "alpha=TID beta=TID", and flushes it. The main
- * thread only waits. Same build rules as spin.
+ * run it prints one line, "alpha=TID beta=TID", and flushes it; at the end
+ * "cpu alpha=NS beta=NS", the CPU time each thread had (its own split, to
+ * judge a profile's against). The main thread only waits. Same build rules
+ * as spin.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -23,6 +25,7 @@
 
 static atomic_int stop;
 static atomic_long tids[2];
+static unsigned long long cpu_ns[2]; /* each thread's CPU time, at its end */
 static int pin;
 static int cold = -1; /* the thread (0 alpha, 1 beta) that spins a quarter of the time */
 volatile unsigned long two_sink, two_frame;
@@ -35,6 +38,14 @@ static void pin_to(int cpu)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		perror("two_spin: sched_setaffinity");
+}
+
+static unsigned long long thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
 }
 
 static unsigned long long now_ns(void)
@@ -90,6 +101,7 @@ __attribute__((noinline)) void *alpha_thread(void *arg)
 		pin_to(0);
 	atomic_store(&tids[0], syscall(SYS_gettid));
 	two_sink = alpha_spin(1);
+	cpu_ns[0] = thread_cpu_ns();
 	return NULL;
 }
 
@@ -100,6 +112,7 @@ __attribute__((noinline)) void *beta_thread(void *arg)
 		pin_to(1);
 	atomic_store(&tids[1], syscall(SYS_gettid));
 	two_sink = beta_spin(2);
+	cpu_ns[1] = thread_cpu_ns();
 	return NULL;
 }
 
@@ -126,5 +139,6 @@ int main(int argc, char **argv)
 	atomic_store(&stop, 1);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
+	printf("cpu alpha=%llu beta=%llu\n", cpu_ns[0], cpu_ns[1]);
 	return 0;
 }

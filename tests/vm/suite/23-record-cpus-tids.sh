@@ -1,6 +1,7 @@
 #!/bin/bash
 # issue 22: record -t and -C, done in the module, and status listing the
-# running sessions. two_spin's threads spin in alpha_spin and beta_spin:
+# running sessions. two_spin's threads spin in alpha_spin and beta_spin
+# (and say what CPU time each had, against which a profile's split is judged):
 # -t of one thread (alone, and restricting -p) gives only its function;
 # -C 1 with alpha pinned to CPU 0 and beta to CPU 1 gives only beta_spin and
 # no samples on CPU 0, off-CPU too; bad -C/-t values are usage errors before
@@ -61,6 +62,31 @@ a=$(fn_count pt.folded alpha_spin)
 b=$(fn_count pt.folded beta_spin)
 [ "$a" -gt 50 ] && [ "$b" = 0 ] && ok "-p $ts -t $alpha (alpha): alpha_spin $a, beta_spin $b" ||
 	bad "-p -t alpha: alpha_spin $a, beta_spin $b: $(tail -3 pt.err)"
+
+# The profile's split against the program's own: two_spin 4 alpha (beta
+# spins a quarter of the time) recorded from its exec prints, at its end,
+# the CPU time each thread had; skyprof's share of alpha_spin is within 5
+# points of alpha's share of that time. Both count what the threads really
+# ran, so a slow or shared CPU moves both alike.
+"$SKYPROF" record -F 999 -o own.folded -- "$TS" 4 alpha >own.txt 2>own.err ||
+	bad "record -- two_spin 4 alpha: $(tail -2 own.err)"
+own=$(sed -n 's/^cpu alpha=\([0-9]*\) beta=\([0-9]*\)$/\1 \2/p' own.txt)
+a=$(fn_count own.folded alpha_spin)
+b=$(fn_count own.folded beta_spin)
+if [ -z "$own" ]; then
+	bad "two_spin printed no CPU times: $(cat own.txt)"
+elif [ $((a + b)) -lt 300 ]; then
+	echo "note: own split not judged: only $((a + b)) samples in the two functions"
+else
+	# shellcheck disable=SC2086
+	verdict=$(echo $own $a $b | awk '{own = 100 * $1 / ($1 + $2); sky = 100 * $3 / ($3 + $4);
+		d = sky - own; printf "%s alpha %.1f %% of the program'"'"'s CPU time, %.1f %% of the samples (%d of %d), %+.1f points",
+		(d <= 5 && d >= -5) ? "ok" : "bad", own, sky, $3, $3 + $4, d}')
+	case $verdict in
+	ok*) ok "own split: ${verdict#ok }" ;;
+	*) bad "own split: ${verdict#bad }" ;;
+	esac
+fi
 
 # status while a record runs in the background: its row, and the JSON
 "$SKYPROF" record -t "$beta" -C 1 -d 10 -o bg.folded 2>bg.err &
