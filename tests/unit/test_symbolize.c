@@ -1185,6 +1185,85 @@ static void test_exec_generations(void **state)
 	symbolizer_free(s);
 }
 
+/* Fake process pid under dir, its root at dir/root-PID with a perf map
+ * naming jit at 7f0000000100, its maps as given. */
+static void fake_jit_proc(const char *dir, uint32_t pid, const char *jit, const char *maps)
+{
+	char path[PATH_MAX], jroot[PATH_MAX / 2 + 32], line[128];
+
+	snprintf(jroot, sizeof(jroot), "%s/root-%u", dir, pid);
+	mkdir(jroot, 0755);
+	snprintf(path, sizeof(path), "%s/tmp", jroot);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/tmp/perf-%u.map", jroot, pid);
+	snprintf(line, sizeof(line), "7f0000000100 40 %s\n", jit);
+	write_text(path, line);
+	snprintf(path, sizeof(path), "%s/%u", dir, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%u/root", dir, pid);
+	unlink(path);
+	assert_int_equal(symlink(jroot, path), 0);
+	snprintf(path, sizeof(path), "%s/%u/stat", dir, pid);
+	write_text(path, "1 (jit) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 500 0 0\n");
+	snprintf(path, sizeof(path), "%s/%u/maps", dir, pid);
+	write_text(path, maps);
+}
+
+/* It is gone: nothing of it left under /proc. */
+static void fake_jit_exit(const char *dir, uint32_t pid)
+{
+	static const char *const leaves[] = { "root", "maps", "stat" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%u/%s", dir, pid, leaves[i]);
+		unlink(path);
+	}
+}
+
+/*
+ * Processes with JIT code met by following alone (not noted as targets, as
+ * `record -a` meets them): the root is held and the perf map opened when
+ * the table first sees anonymous executable memory, at first sight or at a
+ * re-read, because by the time the profile is written the process and its
+ * /proc/PID/root may be gone.
+ */
+static void test_perf_map_first_sight(void **state)
+{
+	static const char anon[] = "7f0000000000-7f0000010000 rwxp 00000000 00:00 0\n";
+	char dir[PATH_MAX / 2];
+	struct symbolizer_opts o = { .quiet = true, .proc_root = dir };
+	struct symbolizer *s;
+	struct proc_table *t;
+	struct sym_result r;
+	uint16_t gen;
+
+	(void)state;
+	assert_non_null(fx_build());
+	snprintf(dir, sizeof(dir), "%s/fakejit", fx_build());
+	mkdir(dir, 0755);
+	s = symbolizer_new(&o);
+	assert_non_null(s);
+	t = symbolizer_procs(s);
+	/* JIT code at first sight */
+	fake_jit_proc(dir, 4244, "jit_first_sight", anon);
+	assert_int_equal(proc_table_exec_check(t, 4244), 0);
+	/* none at first sight, JIT code found by a re-read after a miss */
+	fake_jit_proc(dir, 4245, "jit_at_reread", "400000-401000 r--p 00000000 00:00 0\n");
+	assert_int_equal(proc_table_exec_check(t, 4245), 0);
+	assert_int_equal(proc_table_newest(t, 4245)->rootfd, -1);
+	fake_jit_proc(dir, 4245, "jit_at_reread", anon);
+	assert_int_equal(proc_table_refresh(t, 4245, &gen), 1);
+	fake_jit_exit(dir, 4244);
+	fake_jit_exit(dir, 4245);
+	symbolizer_recheck_jit(s);
+	symbolizer_resolve_gen(s, 4244, 0, 0x7f0000000110, false, &r);
+	assert_string_equal(r.frames[0].name, "jit_first_sight");
+	symbolizer_resolve_gen(s, 4245, 0, 0x7f0000000110, false, &r);
+	assert_string_equal(r.frames[0].name, "jit_at_reread");
+	symbolizer_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1213,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_symbolized_pprof_go),
 		cmocka_unit_test(test_exec_generations),
+		cmocka_unit_test(test_perf_map_first_sight),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, teardown_all);
