@@ -16,6 +16,7 @@
 #include "capture/capture.h"
 #include "agent/config.h"
 #include "output/output.h"
+#include "proc/table.h"
 #include "lib/clock.h"
 #include "profile/ingest.h"
 #include "profile/profile.h"
@@ -122,16 +123,14 @@ static void warm_job(void *arg)
 {
 	struct run_sink *k = arg;
 	uint64_t t0 = clock_wall_ms();
-	size_t n = symbolizer_nr_mappings(k->sym, k->pid);
+	struct proc_gen *g = proc_table_newest(symbolizer_procs(k->sym), k->pid);
+	size_t n = g ? g->nr_maps : 0;
 	struct sym_result r;
 
 	symbolizer_resolve(k->sym, 0, 0, true, &r);
-	for (size_t i = 0; i < n; i++) {
-		const struct sym_mapping *m = symbolizer_mapping(k->sym, k->pid, i);
-
-		if (m)
-			symbolizer_resolve(k->sym, k->pid, m->start, false, &r);
-	}
+	/* by index: a lookup may re-read the maps and grow the array */
+	for (size_t i = 0; i < n; i++)
+		symbolizer_resolve(k->sym, k->pid, g->maps[i]->start, false, &r);
 	log_debug("task %s: symbols of the kernel and %zu mappings loaded in %" PRIu64 " ms",
 		  k->spec.task_id, n, clock_wall_ms() - t0);
 }

@@ -20,7 +20,7 @@
 
 #include "proc/follow.h"
 #include "proc/ident.h"
-#include "sym/symbolizer.h"
+#include "proc/table.h"
 
 #define PID_EMPTY UINT32_MAX
 
@@ -42,26 +42,26 @@ struct follow_slot {
 	bool have_ident;
 	bool checked; /* exec_check has run: not a first sight */
 	char comm[16];
-	struct proc_ident ident; /* without a symbolizer: the image's identity */
+	struct proc_ident ident; /* without a table: the image's identity */
 	uint64_t checked_ns;
 	uint64_t next_read_ns, backoff_ns;
 };
 
 struct follow {
-	struct symbolizer *sym;
+	struct proc_table *procs;
 	struct follow_slot *slots;
 	size_t nr, nr_slots;
 	struct follow_slot *last; /* the previous sample's: samples come in runs */
 	struct follow_stats st;
 };
 
-struct follow *follow_new(struct symbolizer *sym)
+struct follow *follow_new(struct proc_table *procs)
 {
 	struct follow *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
-	f->sym = sym;
+	f->procs = procs;
 	f->nr_slots = 64;
 	f->slots = calloc(f->nr_slots, sizeof(*f->slots));
 	if (!f->slots) {
@@ -148,7 +148,7 @@ static inline struct follow_slot *slot_of(struct follow *f, uint32_t pid)
 static void reread(struct follow *f, struct follow_slot *e, uint64_t now_ns)
 {
 	uint16_t gen = e->gen;
-	int n = symbolizer_refresh(f->sym, e->pid, &gen);
+	int n = proc_table_refresh(f->procs, e->pid, &gen);
 
 	f->st.rereads++;
 	e->pending = false;
@@ -167,16 +167,16 @@ static void reread(struct follow *f, struct follow_slot *e, uint64_t now_ns)
 
 /*
  * e's newest generation, after comparing the live process with the image
- * it had: through the symbolizer, which captures a new generation's maps,
- * or without one by the identity alone. A gone pid is no error.
+ * it had: through the process table, which captures a new generation's
+ * maps, or without one by the identity alone. A gone pid is no error.
  */
 static void exec_check(struct follow *f, struct follow_slot *e)
 {
 	struct proc_ident now;
 
 	e->checked = true;
-	if (f->sym) {
-		e->gen = symbolizer_exec_check(f->sym, e->pid);
+	if (f->procs) {
+		e->gen = proc_table_exec_check(f->procs, e->pid);
 		return;
 	}
 	if (ident_read(NULL, e->pid, &now))
@@ -231,8 +231,8 @@ void follow_new_stack(struct follow *f, const struct sp_sample *s, uint16_t gen)
 {
 	struct follow_slot *e;
 
-	if (!f->sym || s->tgid == PID_EMPTY || !s->nr_user || !s->user_ips ||
-	    !symbolizer_maps_miss(f->sym, s->tgid, gen, s->user_ips, s->nr_user))
+	if (!f->procs || s->tgid == PID_EMPTY || !s->nr_user || !s->user_ips ||
+	    !proc_table_maps_miss(f->procs, s->tgid, gen, s->user_ips, s->nr_user))
 		return;
 	f->st.misses++;
 	e = slot_of(f, s->tgid);

@@ -3,7 +3,7 @@
  * Following processes while samples come in, in time order: each tgid's
  * exec generation (an exec, or a reused pid, starts a new image with maps
  * of its own) and its address space (a library dlopen'ed or code mapped
- * after the symbolizer first read the maps).
+ * after the process table first read the maps).
  *
  * Symbolization runs after the capture, when a process run by `record --`
  * or a restarted service may be gone and its maps with it, so whatever the
@@ -20,7 +20,7 @@
 
 #include "capture/sample.h"
 
-struct symbolizer;
+struct proc_table;
 struct follow;
 
 struct follow_stats {
@@ -30,12 +30,13 @@ struct follow_stats {
 };
 
 /*
- * sym: where the maps are captured (symbolize.h). Without one (NULL) only
- * the generations are followed, by each image's identity (proc/ident.h),
- * for a caller whose symbolizer works elsewhere and numbers generations the
- * same way (a new one each time the image changes). NULL on -ENOMEM.
+ * procs: where the generations and their maps are captured (proc/table.h).
+ * Without one (NULL) only the generations are followed, by each image's
+ * identity (proc/ident.h), for a caller whose process table works elsewhere
+ * (the agent's flush worker's symbolizer) and numbers generations the same
+ * way (a new one each time the image changes). NULL on -ENOMEM.
  */
-struct follow *follow_new(struct symbolizer *sym);
+struct follow *follow_new(struct proc_table *procs);
 void follow_free(struct follow *f);
 
 /* Notes pid now, before its first sample: its current image is generation
@@ -43,8 +44,8 @@ void follow_free(struct follow *f);
 int follow_note(struct follow *f, uint32_t pid);
 
 /*
- * The exec generation of s's process, for aggregation (the symbolizer is
- * asked, symbolizer_exec_check, on first sight, which also captures the
+ * The exec generation of s's process, for aggregation (the table is asked,
+ * proc_table_exec_check, on first sight, which also captures the
  * maps while the process still lives; then when the leader's comm changes,
  * as an exec renames the process, and at most once a second of sample time
  * otherwise, for an exec that keeps the name). A re-read that a miss had to
@@ -59,7 +60,7 @@ int follow_sample(struct follow *f, const struct sp_sample *s);
  * s (of generation gen, unwound: user_ips as aggregated) is a stack the
  * caller has not seen before: any user address in no captured mapping of
  * its process makes the maps be re-read, now or when the interval allows.
- * Nothing without a symbolizer.
+ * Nothing without a process table.
  */
 void follow_new_stack(struct follow *f, const struct sp_sample *s, uint16_t gen);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/PID/maps lines, parsed by hand: the symbolizer reads the maps of
+ * /proc/PID/maps lines, parsed by hand: the process table (table.c) reads the maps of
  * every process it meets (and again after an exec), and sscanf spent most
  * of those instructions in its format interpreter and locale-aware number
  * conversion, and this runs for every new process and every re-read.

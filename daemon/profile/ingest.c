@@ -12,6 +12,7 @@
 #include "profile/ingest.h"
 #include "profile/profile.h"
 #include "skyprof.h"
+#include "sym/symbolizer.h"
 #include "unwind/unwind.h"
 
 struct ingest {
@@ -30,7 +31,7 @@ struct ingest *ingest_new(struct symbolizer *maps, struct symbolizer *unwind)
 		return NULL;
 	in->maps = maps;
 	in->unwind_sym = unwind ? unwind : maps;
-	in->follow = follow_new(maps);
+	in->follow = follow_new(maps ? symbolizer_procs(maps) : NULL);
 	if (!in->follow) {
 		free(in);
 		return NULL;

@@ -26,8 +26,9 @@ struct symbolizer;
 struct unwind_dwarf_stats;
 
 /*
- * maps: the symbolizer that captures each process's maps as it is followed
- * (record, top); NULL: generations by the image's identity alone, for a
+ * maps: the symbolizer whose process table (symbolizer_procs, proc/table.h)
+ * captures each process's generations and maps as it is followed (record,
+ * top); NULL: generations by the image's identity alone, for a
  * caller whose symbolizer works elsewhere (the agent's flush worker).
  * unwind: the symbolizer the DWARF unwinder reads maps from, made on the
  * first sample with registers; NULL: maps' (and no DWARF without either).

@@ -22,7 +22,7 @@ struct stack_entry {
 	uint64_t count, weight;
 	uint32_t tgid, tid;
 	uint16_t nr_kernel, nr_user;
-	uint16_t gen; /* tgid's exec generation (symbolize.h) */
+	uint16_t gen; /* tgid's exec generation (proc/table.h) */
 	char comm[17];
 	uint64_t ips[]; /* kernel ips, then user ips */
 };

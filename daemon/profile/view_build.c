@@ -145,9 +145,9 @@ static int64_t kernel_mapping(struct view *v)
 	return idx;
 }
 
-static int64_t user_mapping(struct view *v, const struct sym_mapping *sm,
-			    const struct sym_result *r)
+static int64_t user_mapping(struct view *v, const struct sym_result *r)
 {
+	const struct proc_mapping *sm = r->map;
 	struct view_mapping m = { 0 };
 	int64_t idx = kmap_get(&v->index->maps, (uintptr_t)sm, 0);
 	int64_t fn, bid;
@@ -155,7 +155,7 @@ static int64_t user_mapping(struct view *v, const struct sym_mapping *sm,
 	if (idx >= 0)
 		return idx;
 	fn = intern(v, sm->path);
-	bid = intern(v, sm->build_id);
+	bid = intern(v, r->build_id);
 	if (fn < 0 || bid < 0)
 		return -ENOMEM;
 	m.start = sm->start;
@@ -197,7 +197,7 @@ static int64_t get_location(struct view *v, struct symbolizer *sym, uint32_t pid
 	if (kernel)
 		map = kernel_mapping(v);
 	else if (r.map)
-		map = user_mapping(v, r.map, &r);
+		map = user_mapping(v, &r);
 	if (map < -1)
 		return -ENOMEM;
 	loc.address = addr;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proc/table.h"
 #include "sym/frame.h"
 
 struct symbolizer_opts {
@@ -29,21 +30,11 @@ struct symbolizer_opts {
 	bool quiet;		/* no warnings on stderr */
 };
 
-/* A file mapping of one process, as captured from /proc/PID/maps. */
-struct sym_mapping {
-	uint64_t start, limit; /* [start, limit) in the process */
-	uint64_t offset;       /* file offset of start */
-	uint64_t inode;	       /* of the mapped file, 0 unknown */
-	const char *path;      /* as the process sees it; "" for anonymous */
-	const char *build_id;  /* lowercase hex, "" when unknown */
-	uint32_t pid;
-	bool is_main; /* the process's executable */
-};
-
 struct sym_result {
 	unsigned int nr_frames;			 /* >= 1 */
 	struct sym_frame frames[SYM_MAX_FRAMES]; /* innermost first */
-	const struct sym_mapping *map;		 /* NULL for kernel/JIT/unmapped */
+	const struct proc_mapping *map;		 /* NULL for kernel/JIT/unmapped */
+	const char *build_id;			 /* map's file's, hex; "" unknown */
 	bool has_functions, has_lines, has_inline;
 };
 
@@ -54,56 +45,31 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts);
 void symbolizer_free(struct symbolizer *s);
 
 /*
+ * The process table the symbolizer made and hooks into (proc/table.h): each
+ * process's generations and captured maps, for whoever follows processes
+ * while samples come in (proc/follow.c) or reads their files (the DWARF
+ * unwinder). The symbolizer opens each mapping's ELF file as the table
+ * captures it. Lives until symbolizer_free.
+ */
+struct proc_table *symbolizer_procs(struct symbolizer *s);
+
+/*
  * Capture the maps of pid now (first sight only; later calls are cheap
- * no-ops). Returns 0, or -errno when the process is already gone: its
- * addresses then resolve as [unknown].
+ * no-ops): proc_table_note on symbolizer_procs. Returns 0, or -errno when
+ * the process is already gone: its addresses then resolve as [unknown].
  */
 int symbolizer_note_pid(struct symbolizer *s, uint32_t pid);
-
-#include "proc/ident.h"
-
-/*
- * Generations: each image a pid runs (after an exec, or a reuse of the pid)
- * is a generation of its own, numbered from 0, with its own captured maps,
- * so samples taken before an exec keep resolving in the old binary even
- * where the new one maps code at the same addresses. Whoever reads the
- * samples in time order tags them with the generation (proc/follow.c does,
- * through symbolizer_exec_check); the generation then goes with the
- * address to symbolizer_resolve_gen.
- *
- * symbolizer_exec_check: the newest generation of pid, after comparing the
- * live process's identity with it: on a change the newest is frozen (its
- * maps are no longer re-read) and a new one is captured now. Notes an
- * unknown pid (generation 0). Costs a stat and a small read.
- */
-uint16_t symbolizer_exec_check(struct symbolizer *s, uint32_t pid);
-
-/*
- * For following a process during the capture (proc/follow.c): is one of the
- * n user addresses ips in no captured mapping of pid's generation gen?
- * Addresses that cannot be code (page zero, the kernel half) are passed
- * over. Only the newest generation of a process still there can miss;
- * anything else says false (its maps cannot change, or nothing is known to
- * re-read).
- */
-bool symbolizer_maps_miss(struct symbolizer *s, uint32_t pid, uint16_t gen, const uint64_t *ips,
-			  size_t n);
-/*
- * Re-reads the maps of pid's newest generation now (or captures a new
- * generation if the process exec'd meanwhile; *gen is then the new one).
- * Returns how many mappings it added, or -errno (-ESRCH: the process is
- * gone or its image final; nothing is lost, the old maps stay).
- */
-int symbolizer_refresh(struct symbolizer *s, uint32_t pid, uint16_t *gen);
 
 /*
  * Resolve addr in pid (user) or in the kernel. addr is the address to look up:
  * the caller has already adjusted return addresses of non-leaf frames.
- * symbolizer_resolve uses pid's newest generation; _gen a given one (a
- * generation newer than any seen is captured now, late). A miss in the
+ * symbolizer_resolve uses pid's newest generation; _gen a given one (the
+ * generation proc/follow.c tagged the sample with). The generation and the
+ * mapping come from the process table (proc_table_want, proc_table_lookup):
+ * a generation newer than any seen is captured now, late; a miss in the
  * newest generation re-reads the maps only while the process still runs the
- * same image; if it exec'd meanwhile, a new generation is captured and the
- * address looked up there.
+ * same image, and if it exec'd meanwhile, a new generation is captured and
+ * the address looked up there.
  */
 void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
 			struct sym_result *out);
@@ -140,24 +106,5 @@ size_t symbolizer_nr_files(const struct symbolizer *s);
  * For a finished view, not between the refreshes of a live one.
  */
 void symbolizer_trim(struct symbolizer *s);
-
-/*
- * The captured executable mappings of pid's newest generation (noted
- * earlier), oldest first:
- * the DWARF unwinder (unwind_dwarf.c) reports them to libdwfl. Returns how
- * many, 0 for an unknown pid; i-th with symbolizer_mapping.
- */
-size_t symbolizer_nr_mappings(struct symbolizer *s, uint32_t pid);
-const struct sym_mapping *symbolizer_mapping(struct symbolizer *s, uint32_t pid, size_t i);
-
-/*
- * Opens the file mapping m (of symbolizer_mapping) maps, as the symbols were
- * read from (proc/files.h): the DWARF unwinder reads its CFI there. A
- * descriptor of the caller's, or -1.
- */
-int symbolizer_open_mapping(struct symbolizer *s, const struct sym_mapping *m);
-
-/* The executable's mapping of pid (newest generation), or NULL. */
-const struct sym_mapping *symbolizer_main_mapping(struct symbolizer *s, uint32_t pid);
 
 #endif

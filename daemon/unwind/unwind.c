@@ -28,6 +28,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include "proc/table.h"
 #include "skyprof.h"
 #include "sym/symbolizer.h"
 #include "unwind/unwind.h"
@@ -56,7 +57,7 @@ struct uw_proc {
 	struct uw_proc *next;
 	uint32_t pid;
 	Dwfl *dwfl;	    /* NULL: nothing could be reported */
-	size_t nr_reported; /* symbolizer mappings seen when built */
+	size_t nr_reported; /* table mappings seen when built */
 	bool rebuilt;	    /* rebuilt after a pc outside every module */
 };
 
@@ -85,6 +86,7 @@ struct uw_rule {
 
 struct unwind_dwarf {
 	struct symbolizer *sym;
+	struct proc_table *table; /* sym's */
 	Dwfl_Callbacks cb;
 	char *debug_path;
 	struct uw_proc *procs[UW_BUCKETS];
@@ -117,6 +119,7 @@ struct unwind_dwarf *unwind_dwarf_new(struct symbolizer *sym)
 	if (!u)
 		return NULL;
 	u->sym = sym;
+	u->table = symbolizer_procs(sym);
 	u->debug_path = strdup(default_debug_path);
 	u->rules = calloc(RULE_CACHE, sizeof(*u->rules));
 	if (!u->debug_path || !u->rules) {
@@ -241,7 +244,7 @@ static const Dwfl_Thread_Callbacks thread_cb = {
  * the PT_LOAD containing the mapping's file offset tells how far its vaddr is
  * from its offset (not always equal: lld, prelinked or custom layouts).
  */
-static bool load_bias(int fd, const struct sym_mapping *m, GElf_Addr *bias, bool *is_exec)
+static bool load_bias(int fd, const struct proc_mapping *m, GElf_Addr *bias, bool *is_exec)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
@@ -272,7 +275,8 @@ out:
 
 static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
 {
-	size_t nr = symbolizer_nr_mappings(u->sym, p->pid);
+	struct proc_gen *g = proc_table_newest(u->table, p->pid);
+	size_t nr = g ? g->nr_maps : 0;
 	size_t reported = 0;
 	Dwfl *d = dwfl_begin(&u->cb);
 
@@ -284,7 +288,7 @@ static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
 	 * its exec (record's own child) keeps the pre-exec mappings too, and
 	 * the stale libc must not shadow the one mapped now. */
 	for (size_t i = nr; i-- > 0;) {
-		const struct sym_mapping *m = symbolizer_mapping(u->sym, p->pid, i);
+		const struct proc_mapping *m = g->maps[i];
 		GElf_Addr bias = 0;
 		bool is_exec = false;
 		bool dup = false;
@@ -295,13 +299,11 @@ static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
 		/* One report per file: a second executable mapping of the same
 		 * file is covered by the newest report's address range. */
 		for (size_t j = i + 1; j < nr && !dup; j++) {
-			const struct sym_mapping *o = symbolizer_mapping(u->sym, p->pid, j);
-
-			dup = o && !strcmp(o->path, m->path);
+			dup = !strcmp(g->maps[j]->path, m->path);
 		}
 		if (dup)
 			continue;
-		fd = symbolizer_open_mapping(u->sym, m);
+		fd = proc_table_open_mapping(u->table, m);
 		if (fd < 0)
 			continue;
 		if (!load_bias(fd, m, &bias, &is_exec)) {
@@ -335,7 +337,7 @@ static struct uw_proc *get_proc(struct unwind_dwarf *u, uint32_t pid)
 	p->pid = pid;
 	p->next = *b;
 	*b = p;
-	symbolizer_note_pid(u->sym, pid);
+	proc_table_note(u->table, pid);
 	build_dwfl(u, p);
 	return p;
 }
@@ -553,14 +555,16 @@ size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint
 		}
 	}
 	/* The pc in no reported module: an exec or dlopen after first sight.
-	 * A lookup of the pc makes the symbolizer re-read the maps; rebuild
+	 * A lookup of the pc makes the process table re-read the maps; rebuild
 	 * only when that found new mappings, so a pc in anonymous memory (JIT)
 	 * does not rebuild on every sample. */
 	if (n <= 1 && (!p->dwfl || !dwfl_addrmodule(p->dwfl, s->regs->regs[PR_IP]))) {
 		struct sym_result r;
+		struct proc_gen *g;
 
 		symbolizer_resolve(u->sym, s->tgid, s->regs->regs[PR_IP], false, &r);
-		if (symbolizer_nr_mappings(u->sym, p->pid) > p->nr_reported) {
+		g = proc_table_newest(u->table, p->pid);
+		if ((g ? g->nr_maps : 0) > p->nr_reported) {
 			p->rebuilt = true;
 			forget_rules(u, p->pid);
 			if (p->dwfl)

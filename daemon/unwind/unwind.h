@@ -4,7 +4,8 @@
  * of the top of the user stack, the way perf --call-graph=dwarf does it.
  *
  * elfutils libdwfl does the work: one Dwfl per process, its modules reported
- * from the symbolizer's captured maps at their load addresses, attached with
+ * from the process table's captured maps (proc/table.h, the symbolizer's) at
+ * their load addresses, attached with
  * callbacks that hand over the sample's registers and serve memory reads
  * from the stack copy. libdwfl keeps each module's parsed .eh_frame /
  * .debug_frame (the CFI cache) for the lifetime of that Dwfl, so a binary's

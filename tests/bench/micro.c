@@ -21,7 +21,7 @@
  *   miss [ROUNDS] [PID]
  *        what one miss costs the capture (proc/follow.c): ROUNDS re-reads
  *        (default 200) of the maps of PID (default: this process) by
- *        symbolizer_refresh, after a first read that opened its files; the
+ *        proc_table_refresh, after a first read that opened its files; the
  *        mean and the executable mappings.
  *   dwarf PROGRAM [CAPTURES] [BYTES]
  *        starts PROGRAM (a workload built without frame pointers), stops it
@@ -51,6 +51,7 @@
 #include "profile/ingest.h"
 #include "profile/profile.h"
 #include "capture/ring.h"
+#include "proc/table.h"
 #include "sym/symbolizer.h"
 #include "unwind/unwind.h"
 #include "profile/view.h"
@@ -620,10 +621,10 @@ static int bench_miss(int rounds, uint32_t pid)
 	symbolizer_note_pid(s, pid);
 	t0 = now_s();
 	for (int i = 0; i < rounds; i++)
-		if (symbolizer_refresh(s, pid, &gen) < 0)
-			die("symbolizer_refresh");
+		if (proc_table_refresh(symbolizer_procs(s), pid, &gen) < 0)
+			die("proc_table_refresh");
 	printf("miss.reread_us %.1f\n", (now_s() - t0) * 1e6 / rounds);
-	printf("miss.mappings %zu\n", symbolizer_nr_mappings(s, pid));
+	printf("miss.mappings %zu\n", proc_table_newest(symbolizer_procs(s), pid)->nr_maps);
 	symbolizer_free(s);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/table.h"
 #include "skyprof.h"
 #include "sym/symbolizer.h"
 #include "unwind/unwind.h"
@@ -47,15 +48,17 @@ static uint64_t rd64(const uint8_t *d, size_t size, size_t off)
 static void setup(void)
 {
 	static const struct symbolizer_opts o = { .quiet = true };
+	const struct proc_gen *g;
+
 	sym = symbolizer_new(&o);
-	uw = unwind_dwarf_new(sym);
+	uw = sym ? unwind_dwarf_new(sym) : NULL;
 	if (!sym || !uw || symbolizer_note_pid(sym, (uint32_t)getpid()))
 		abort();
-	for (size_t i = 0;
-	     i < symbolizer_nr_mappings(sym, (uint32_t)getpid()) && nr_text < MAX_TEXT; i++) {
-		const struct sym_mapping *m = symbolizer_mapping(sym, (uint32_t)getpid(), i);
+	g = proc_table_newest(symbolizer_procs(sym), (uint32_t)getpid());
+	for (size_t i = 0; g && i < g->nr_maps && nr_text < MAX_TEXT; i++) {
+		const struct proc_mapping *m = g->maps[i];
 
-		if (m && m->limit > m->start) {
+		if (m->limit > m->start) {
 			text[nr_text].start = m->start;
 			text[nr_text++].len = m->limit - m->start;
 		}

@@ -20,6 +20,7 @@
 #include "output/output.h"
 #include "fixture_proc.h"
 #include "proc/follow.h"
+#include "proc/table.h"
 #include "profile/profile.h"
 #include "pipeline_fixture.h"
 #include "sym/kernel.h"
@@ -47,7 +48,7 @@ static void test_symtab_and_lines(void **state)
 	struct symbolizer *s = symbolizer_new(&quiet_opts);
 	struct fx_proc p;
 	struct sym_result r;
-	const struct sym_mapping *main_map;
+	const struct proc_mapping *main_map;
 
 	(void)state;
 	start(&p, "fx_main", NULL, NULL);
@@ -60,7 +61,7 @@ static void test_symtab_and_lines(void **state)
 	assert_non_null(r.map);
 	assert_true(r.map->is_main);
 	assert_true(ends_with(r.map->path, "/fx_main"));
-	assert_int_equal(strlen(r.map->build_id), 40); /* sha1 build-id */
+	assert_int_equal(strlen(r.build_id), 40); /* sha1 build-id */
 	{
 		/* The same hex digits as binutils prints. */
 		char cmd[PATH_MAX + 64], want[64] = "";
@@ -73,9 +74,9 @@ static void test_symtab_and_lines(void **state)
 		assert_non_null(fgets(want, sizeof(want), f));
 		pclose(f);
 		want[strcspn(want, "\n")] = '\0';
-		assert_string_equal(r.map->build_id, want);
+		assert_string_equal(r.build_id, want);
 	}
-	main_map = symbolizer_main_mapping(s, (uint32_t)p.pid);
+	main_map = proc_table_main_mapping(symbolizer_procs(s), (uint32_t)p.pid);
 	assert_ptr_equal(main_map, r.map);
 	fx_stop(&p);
 	symbolizer_free(s);
@@ -101,7 +102,7 @@ static void test_vdso(void **state)
 	symbolizer_resolve(s, (uint32_t)p.pid, a + 4, false, &r);
 	assert_non_null(strstr(r.frames[0].name, "clock_gettime"));
 	assert_string_equal(r.map->path, "[vdso]");
-	assert_true(r.map->build_id[0] != '\0');
+	assert_true(r.build_id[0] != '\0');
 	fx_stop(&p);
 	symbolizer_free(s);
 }
@@ -913,7 +914,8 @@ static void test_symbolized_pprof_go(void **state)
 	struct fx_proc p;
 	uint64_t ips[3];
 	bool main_first = false, inl = false, libline = false;
-	const struct sym_mapping *mm;
+	const struct proc_mapping *mm;
+	struct sym_result r;
 	FILE *f;
 
 	(void)state;
@@ -933,8 +935,10 @@ static void test_symbolized_pprof_go(void **state)
 	smp.nr_user = 3;
 	smp.user_ips = ips;
 	assert_int_equal(tp_add(prof, &smp), 0);
-	mm = symbolizer_main_mapping(s, (uint32_t)p.pid);
+	mm = proc_table_main_mapping(symbolizer_procs(s), (uint32_t)p.pid);
 	assert_non_null(mm);
+	symbolizer_resolve(s, (uint32_t)p.pid, mm->start, false, &r);
+	assert_ptr_equal(r.map, mm);
 	fx_stop(&p);
 	snprintf(path, sizeof(path), "%s/sym.pb.gz", fx_build());
 	assert_int_equal(tp_write(prof, path, OUTPUT_PPROF), 0);
@@ -944,7 +948,7 @@ static void test_symbolized_pprof_go(void **state)
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "1: ", 3) && strstr(line, "/fx_main ") &&
-		    strstr(line, mm->build_id))
+		    strstr(line, r.build_id))
 			main_first = true;
 		if (strstr(line, " inl_helper "))
 			inl = true;
@@ -1035,6 +1039,12 @@ static struct sp_sample exec_sample(const uint64_t *ip, const char *comm)
 	return smp;
 }
 
+/* The generation the symbolizer's process table gives EXEC_PID now. */
+static uint16_t exec_check(struct symbolizer *s)
+{
+	return proc_table_exec_check(symbolizer_procs(s), EXEC_PID);
+}
+
 /* top: leaf_target with self a, twice<int> with self b, nothing else. */
 static void assert_two_images(struct tpipe *prof, uint64_t a, uint64_t b)
 {
@@ -1096,12 +1106,12 @@ static void test_exec_generations(void **state)
 	/* 1. the symbolizer's generations */
 	fake_image(dir, bin_a, "fx_main", x - va, 1000);
 	s = symbolizer_new(&o);
-	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 0);
-	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 0); /* no exec: the same */
+	assert_int_equal(exec_check(s), 0);
+	assert_int_equal(exec_check(s), 0); /* no exec: the same */
 	symbolizer_resolve_gen(s, EXEC_PID, 0, x, false, &r);
 	assert_string_equal(r.frames[0].name, "leaf_target");
 	fake_image(dir, bin_b, "fx_cpp", x - vb, 1000); /* the exec */
-	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 1);
+	assert_int_equal(exec_check(s), 1);
 	symbolizer_resolve_gen(s, EXEC_PID, 1, x, false, &r);
 	assert_string_equal(r.frames[0].name, "int twice<int>(int)");
 	assert_true(r.map->is_main);
@@ -1109,10 +1119,10 @@ static void test_exec_generations(void **state)
 	assert_string_equal(r.frames[0].name, "leaf_target");
 	symbolizer_resolve(s, EXEC_PID, x, false, &r); /* the newest */
 	assert_string_equal(r.frames[0].name, "int twice<int>(int)");
-	assert_int_equal(symbolizer_nr_mappings(s, EXEC_PID), 1);
+	assert_int_equal(proc_table_newest(symbolizer_procs(s), EXEC_PID)->nr_maps, 1);
 	/* a reused pid (another start time) is a generation too */
 	fake_image(dir, bin_a, "fx_main", x - va, 2000);
-	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 2);
+	assert_int_equal(exec_check(s), 2);
 	symbolizer_resolve_gen(s, EXEC_PID, 2, x, false, &r);
 	assert_string_equal(r.frames[0].name, "leaf_target");
 	symbolizer_resolve_gen(s, EXEC_PID, 1, x, false, &r);
@@ -1129,7 +1139,7 @@ static void test_exec_generations(void **state)
 	fake_image(dir, bin_b, "fx_cpp", y - vb, 1000);
 	symbolizer_resolve_gen(s, EXEC_PID, 0, y, false, &r);
 	assert_string_equal(r.frames[0].name, "int twice<int>(int)");
-	assert_int_equal(symbolizer_exec_check(s, EXEC_PID), 1); /* the one it made */
+	assert_int_equal(exec_check(s), 1); /* the one it made */
 	symbolizer_resolve_gen(s, EXEC_PID, 0, x, false, &r);
 	assert_string_equal(r.frames[0].name, "leaf_target");
 	symbolizer_free(s);
@@ -1175,6 +1185,85 @@ static void test_exec_generations(void **state)
 	symbolizer_free(s);
 }
 
+/* Fake process pid under dir, its root at dir/root-PID with a perf map
+ * naming jit at 7f0000000100, its maps as given. */
+static void fake_jit_proc(const char *dir, uint32_t pid, const char *jit, const char *maps)
+{
+	char path[PATH_MAX], jroot[PATH_MAX / 2 + 32], line[128];
+
+	snprintf(jroot, sizeof(jroot), "%s/root-%u", dir, pid);
+	mkdir(jroot, 0755);
+	snprintf(path, sizeof(path), "%s/tmp", jroot);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/tmp/perf-%u.map", jroot, pid);
+	snprintf(line, sizeof(line), "7f0000000100 40 %s\n", jit);
+	write_text(path, line);
+	snprintf(path, sizeof(path), "%s/%u", dir, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%u/root", dir, pid);
+	unlink(path);
+	assert_int_equal(symlink(jroot, path), 0);
+	snprintf(path, sizeof(path), "%s/%u/stat", dir, pid);
+	write_text(path, "1 (jit) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 500 0 0\n");
+	snprintf(path, sizeof(path), "%s/%u/maps", dir, pid);
+	write_text(path, maps);
+}
+
+/* It is gone: nothing of it left under /proc. */
+static void fake_jit_exit(const char *dir, uint32_t pid)
+{
+	static const char *const leaves[] = { "root", "maps", "stat" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%u/%s", dir, pid, leaves[i]);
+		unlink(path);
+	}
+}
+
+/*
+ * Processes with JIT code met by following alone (not noted as targets, as
+ * `record -a` meets them): the root is held and the perf map opened when
+ * the table first sees anonymous executable memory, at first sight or at a
+ * re-read, because by the time the profile is written the process and its
+ * /proc/PID/root may be gone.
+ */
+static void test_perf_map_first_sight(void **state)
+{
+	static const char anon[] = "7f0000000000-7f0000010000 rwxp 00000000 00:00 0\n";
+	char dir[PATH_MAX / 2];
+	struct symbolizer_opts o = { .quiet = true, .proc_root = dir };
+	struct symbolizer *s;
+	struct proc_table *t;
+	struct sym_result r;
+	uint16_t gen;
+
+	(void)state;
+	assert_non_null(fx_build());
+	snprintf(dir, sizeof(dir), "%s/fakejit", fx_build());
+	mkdir(dir, 0755);
+	s = symbolizer_new(&o);
+	assert_non_null(s);
+	t = symbolizer_procs(s);
+	/* JIT code at first sight */
+	fake_jit_proc(dir, 4244, "jit_first_sight", anon);
+	assert_int_equal(proc_table_exec_check(t, 4244), 0);
+	/* none at first sight, JIT code found by a re-read after a miss */
+	fake_jit_proc(dir, 4245, "jit_at_reread", "400000-401000 r--p 00000000 00:00 0\n");
+	assert_int_equal(proc_table_exec_check(t, 4245), 0);
+	assert_int_equal(proc_table_newest(t, 4245)->rootfd, -1);
+	fake_jit_proc(dir, 4245, "jit_at_reread", anon);
+	assert_int_equal(proc_table_refresh(t, 4245, &gen), 1);
+	fake_jit_exit(dir, 4244);
+	fake_jit_exit(dir, 4245);
+	symbolizer_recheck_jit(s);
+	symbolizer_resolve_gen(s, 4244, 0, 0x7f0000000110, false, &r);
+	assert_string_equal(r.frames[0].name, "jit_first_sight");
+	symbolizer_resolve_gen(s, 4245, 0, 0x7f0000000110, false, &r);
+	assert_string_equal(r.frames[0].name, "jit_at_reread");
+	symbolizer_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1203,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_symbolized_pprof_go),
 		cmocka_unit_test(test_exec_generations),
+		cmocka_unit_test(test_perf_map_first_sight),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, teardown_all);
