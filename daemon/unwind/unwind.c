@@ -555,14 +555,14 @@ size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint
 		}
 	}
 	/* The pc in no reported module: an exec or dlopen after first sight.
-	 * A lookup of the pc makes the process table re-read the maps; rebuild
-	 * only when that found new mappings, so a pc in anonymous memory (JIT)
-	 * does not rebuild on every sample. */
+	 * A lookup of the pc makes the process table re-read the maps (nothing
+	 * is symbolized); rebuild only when that found new mappings, so a pc in
+	 * anonymous memory (JIT) does not rebuild on every sample. */
 	if (n <= 1 && (!p->dwfl || !dwfl_addrmodule(p->dwfl, s->regs->regs[PR_IP]))) {
-		struct sym_result r;
-		struct proc_gen *g;
+		struct proc_gen *g = proc_table_newest(u->table, p->pid);
 
-		symbolizer_resolve(u->sym, s->tgid, s->regs->regs[PR_IP], false, &r);
+		if (g)
+			proc_table_lookup(u->table, &g, s->regs->regs[PR_IP]);
 		g = proc_table_newest(u->table, p->pid);
 		if ((g ? g->nr_maps : 0) > p->nr_reported) {
 			p->rebuilt = true;
