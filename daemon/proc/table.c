@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/strtab.h"
+#include "lib/path.h"
 #include "proc/files.h"
 #include "proc/maps.h"
 #include "proc/table.h"
@@ -40,26 +41,13 @@ struct proc_table {
 			 * for each read, it was new heap memory each time */
 };
 
-/* snprintf that reports truncation: a cut path must not open another file. */
-__attribute__((format(printf, 3, 4))) static bool fmt_path(char *buf, size_t n, const char *fmt,
-							   ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-	return r >= 0 && (size_t)r < n;
-}
-
 struct proc_table *proc_table_new(const char *proc_root, const struct proc_table_hooks *hooks)
 {
 	struct proc_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
-	if (!fmt_path(t->proc_root, sizeof(t->proc_root), "%s", proc_root ? proc_root : "/proc") ||
+	if (!path_fmt(t->proc_root, sizeof(t->proc_root), "%s", proc_root ? proc_root : "/proc") ||
 	    strtab_init(&t->paths)) {
 		free(t);
 		return NULL;
@@ -132,7 +120,7 @@ static bool in_own_pidns(struct proc_table *t, uint32_t pid)
 
 	if (!t->own_pidns_tried) {
 		t->own_pidns_tried = true;
-		if (fmt_path(path, sizeof(path), "%s/self/ns/pid", t->proc_root) &&
+		if (path_fmt(path, sizeof(path), "%s/self/ns/pid", t->proc_root) &&
 		    !stat(path, &st)) {
 			t->own_pidns_known = true;
 			t->own_pidns_dev = st.st_dev;
@@ -140,7 +128,7 @@ static bool in_own_pidns(struct proc_table *t, uint32_t pid)
 		}
 	}
 	return t->own_pidns_known &&
-	       fmt_path(path, sizeof(path), "%s/%u/ns/pid", t->proc_root, pid) &&
+	       path_fmt(path, sizeof(path), "%s/%u/ns/pid", t->proc_root, pid) &&
 	       !stat(path, &st) && st.st_dev == t->own_pidns_dev && st.st_ino == t->own_pidns_ino;
 }
 
@@ -158,7 +146,7 @@ static uint32_t read_nspid(struct proc_table *t, uint32_t pid)
 
 	if (in_own_pidns(t, pid))
 		return pid;
-	if (!fmt_path(path, sizeof(path), "%s/%u/status", t->proc_root, pid))
+	if (!path_fmt(path, sizeof(path), "%s/%u/status", t->proc_root, pid))
 		return pid;
 	f = fopen(path, "re");
 	if (!f)
@@ -193,7 +181,7 @@ void proc_table_hold_root(struct proc_table *t, struct proc_gen *g)
 	if (g->rootfd >= 0 || g->gone)
 		return;
 	proc_table_nspid(t, g);
-	if (fmt_path(path, sizeof(path), "%s/%u/root", t->proc_root, g->pid))
+	if (path_fmt(path, sizeof(path), "%s/%u/root", t->proc_root, g->pid))
 		g->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
@@ -272,7 +260,7 @@ static int read_maps(struct proc_table *t, struct proc_gen *g)
 	int r = 0;
 
 	f = NULL;
-	if (fmt_path(path, sizeof(path), "%s/%u/maps", t->proc_root, g->pid))
+	if (path_fmt(path, sizeof(path), "%s/%u/maps", t->proc_root, g->pid))
 		f = fopen(path, "re");
 	if (!f) {
 		g->gone = true;
@@ -338,7 +326,7 @@ static int new_gen(struct proc_table *t, uint32_t pid, uint16_t gen, struct proc
 	t->procs[pid % PROC_BUCKETS] = g;
 	g->have_ident = !ident_read(t->proc_root, pid, &g->ident);
 	n = -1;
-	if (fmt_path(path, sizeof(path), "%s/%u/exe", t->proc_root, pid))
+	if (path_fmt(path, sizeof(path), "%s/%u/exe", t->proc_root, pid))
 		n = readlink(path, g->exe, sizeof(g->exe) - 1);
 	if (n > 0) {
 		g->exe[n] = '\0';

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "sym/demangle.h"
+#include "lib/path.h"
 #include "proc/files.h"
 #include "proc/table.h"
 #include "lib/strtab.h"
@@ -63,19 +64,6 @@ struct symbolizer {
 	uint32_t jit_epoch; /* symbolizer_recheck_jit's count, from 1 */
 };
 
-/* snprintf that reports truncation: a cut path must not open another file. */
-__attribute__((format(printf, 3, 4))) static bool fmt_path(char *buf, size_t n, const char *fmt,
-							   ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-	return r >= 0 && (size_t)r < n;
-}
-
 /*
  * Every distinct binary stays open so that it still symbolizes after its
  * process exits; a system-wide profile can exceed the default soft limit of
@@ -104,7 +92,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts)
 		return NULL;
 	if (!opts)
 		opts = &def;
-	if (!fmt_path(s->kallsyms, sizeof(s->kallsyms), "%s",
+	if (!path_fmt(s->kallsyms, sizeof(s->kallsyms), "%s",
 		      opts->kallsyms ? opts->kallsyms : "/proc/kallsyms")) {
 		free(s);
 		return NULL;
@@ -211,13 +199,13 @@ static void open_perfmap(struct symbolizer *s, struct proc_gen *p)
 		char root[PATH_MAX];
 
 		proc_table_nspid(s->procs, p);
-		if (fmt_path(root, sizeof(root), "%s/%u/root", proc_table_root(s->procs), p->pid))
+		if (path_fmt(root, sizeof(root), "%s/%u/root", proc_table_root(s->procs), p->pid))
 			dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dirfd < 0)
 			return;
 	}
 	if (dirfd < 0 ||
-	    !fmt_path(path, sizeof(path), "tmp/perf-%u.map", p->nspid ? p->nspid : p->pid)) {
+	    !path_fmt(path, sizeof(path), "tmp/perf-%u.map", p->nspid ? p->nspid : p->pid)) {
 		if (dirfd >= 0 && dirfd != p->rootfd)
 			close(dirfd);
 		return;
