@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The flush worker; see agent_flush.h. */
+/* The flush worker; see flush.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One running profiling task; see agent_runner.h. */
+/* One running profiling task; see runner.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -116,8 +116,8 @@ static void sink_free(struct run_sink *k)
  * Worker, at the task's start: load what the first flush needs anyway (the
  * kernel's symbol table, the symbols of each binary the process maps), so
  * that its symbolization, which is slow (every binary's symbols are read),
- * overlaps the first flush
- * interval (or, locally, the task) instead of following it.
+ * overlaps the first flush interval (or, locally, the task) instead of
+ * following it.
  */
 static void warm_job(void *arg)
 {

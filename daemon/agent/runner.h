@@ -8,7 +8,7 @@
  *
  * Runs on the main thread, which drains the rings; nothing here waits on the
  * network or on symbolization: each flush hands the samples gathered since
- * the previous one to the flush worker (agent_flush.h), which owns the
+ * the previous one to the flush worker (agent/flush.h), which owns the
  * task's cumulative profile and symbolizer.
  */
 #ifndef SKYPROF_AGENT_RUNNER_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Symbolized stacks to upload messages; see agent_upload.h.
+ * Symbolized stacks to upload messages; see upload.h.
  *
  * The view keeps a sample per (thread, kernel addresses, user addresses);
  * the OAP wants one entry per symbol sequence. Each flush sums the view's

@@ -369,7 +369,7 @@ static uint64_t summary(const struct capture *c, const struct ingest_sink *run,
 			" bad heads, %" PRIu64 " records skipped, %" PRIu64 " on the wrong cpu\n",
 			rs->framing_errors, rs->bytes_dropped, rs->head_errors, skipped,
 			rs->cpu_mismatch);
-	/* --dwarf: how well the user stacks came out (unwind_dwarf.h). */
+	/* --dwarf: how well the user stacks came out (unwind/unwind.h). */
 	uw = ingest_unwind_stats(run->in);
 	if (uw && uw->samples)
 		fprintf(stderr,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ELF/DWARF symbolization (see sym_elf.h).
+ * ELF/DWARF symbolization (see elf.h).
  *
  * Each file gets its own offline Dwfl session, created on the first lookup:
  * noting a pid only opens its files (cheap, and keeps them readable after the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DWARF unwinding of copied user stacks with elfutils libdwfl (see
- * unwind_dwarf.h for the contract).
+ * unwind.h for the contract).
  *
  * Why libdwfl rather than libunwind's remote API: the daemon already links
  * libdw/libdwfl for symbolization, libdwfl's frame unwinder is what perf's

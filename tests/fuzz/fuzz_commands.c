@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness for the answers the OAP sends the agent, handled the
- * way agent_oap.c handles them. The first byte picks the message:
+ * way agent/oap/ handles them. The first byte picks the message:
  *  even: Commands (queryTasks, queryPolicies, reportProfilingTask, keepAlive
  *        answers): every command through task_parse_command, and the
  *        arguments the continuous-profiling calls read (TaskId,

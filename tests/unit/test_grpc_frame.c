@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gRPC message framing, trailers and status handling (grpc_frame.c). */
+/* gRPC message framing, trailers and status handling (grpc/frame.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
