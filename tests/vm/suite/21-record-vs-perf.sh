@@ -2,22 +2,27 @@
 # the same guest: the self shares of perf's top-10 functions, as skyprof
 # measures them, within 3 percentage points. Both use the cpu-clock software
 # event (TCG has no PMU) at 99 Hz on the same run of the workload, for 12 s
-# each, in alternating windows of 4 s, one profiler at a time. Run at the same
-# time, each saw the other's interrupt: a tick that came due while the other
-# profiler's handler (perf's -g callchain, slow under TCG) held the CPU landed
-# on the way back to user mode, so each profile held the other's cost, more
-# of it the busier the host. Run one whole run after the other, the two
-# saw different guests (the host's load moves samples into softirq entry in
-# one run and not the other). Alternating short windows gives both the same
-# mix of guest conditions without either seeing the other. The lowest rate
-# keeps perf's overhead smallest.
+# each, in alternating windows of 4 s, one profiler at a time: run at the same
+# time, each saw the other's interrupt (a tick that came due while the other
+# profiler's handler held the CPU landed on the way back to user mode), more
+# of it the busier the host; alternating windows give both the same mix of
+# guest conditions without either seeing the other. The workload spins in
+# user mode, so every kernel frame either profile holds is the guest's own
+# interrupt work or a profiler's cost; the per-window tops are printed so a
+# difference can be traced to the window it came from. The lowest rate keeps
+# perf's overhead smallest.
 set -eu
 . "$(dirname "$0")/record-lib.bash"
 
 wl=$(find_workload) || { echo "skip: no known-chain workload (build/workloads/spin)"; exit 77; }
 command -v perf >/dev/null || { echo "skip: perf not installed in the guest"; exit 77; }
 perf --version >/dev/null 2>&1 || { echo "skip: perf does not run on $(uname -r)"; exit 77; }
-cd "$OUT"
+# The work directory is the guest's tmpfs, not $OUT (a 9p share): perf writes
+# its samples to its file while it samples, and on the share each write is
+# virtio traffic completed in softirq on whichever CPU the interrupt lands,
+# often the workload's, so perf's profile held its own I/O (in handle_softirqs,
+# the more the busier the host). The reports are copied to $OUT at the end.
+trap 'cp perf.self sky.self sky.folded "$OUT"/ 2>/dev/null || true' EXIT
 
 # Longer than the run needs (it is killed after): on a loaded host perf's
 # start-up can take seconds of guest time.
@@ -40,6 +45,11 @@ for i in 1 2 3; do
 done | awk '{n = $1; $1 = ""; sub(/^ +/, ""); c[$0] += n; t += n}
 	END {for (f in c) printf "%.2f %s\n", 100 * c[f] / t, f; print t >"perf.total"}' |
 	sort -k1,1 -g -r >perf.self
+for i in 1 2 3; do # each window's top 4, for tracing a difference
+	perf report -i "perf.$i.data" --stdio --no-children --sort sym -g none -n 2>/dev/null |
+		awk -v i=$i '/^ *[0-9.]+%/ && n < 4 {printf "perf window %s: %s %s %s\n", i, $1, $2, $NF; n++}'
+	folded_self "sky.$i.folded" | head -4 | sed "s/^/sky window $i: /"
+done
 cat sky.1.folded sky.2.folded sky.3.folded >sky.folded
 n_perf=$(cat perf.total) n_sky=$(awk '{n += $NF} END {print n + 0}' sky.folded)
 echo "samples in 3 windows of 4 s: perf $n_perf, skyprof $n_sky"
