@@ -6,6 +6,16 @@
 # (what --dwarf does): a TCG guest's clock can deliver far fewer than 100 k
 # ticks a second on a loaded host, leaving the cheap handler's share below
 # any budget, and the budget must be exceeded to be seen at work.
+#
+# What the budget promises (kmod/budget.h): in each window of 100 ms a CPU's
+# handler time is at most the limit plus the one handler that crossed it, as a
+# running handler is never cut short. So the bound is judged against the
+# handler's measured cost: the budget plus one mean handler per window, with
+# half as much again for the crossing handler being a slow one (a host stall
+# inside a handler lands in its time). On a quiet host that is tighter than a
+# fixed multiple of the budget; where the 16 KiB copy costs a millisecond of
+# TCG time, as much as the 1 % limit, a fixed multiple would fail the module
+# for the host's speed.
 . "$SKYPROF_ROOT/tests/kmod/lib.sh"
 need "$WL/spin"
 spinners 2 20
@@ -23,8 +33,13 @@ for pct in 5 1; do
 	say "100 kHz, budget $pct %: samples=$(kv samples b$pct.txt)" \
 		"throttled=$(kv throttled b$pct.txt) handler share=$share %" \
 		"wall=$(( (t1 - t0) / 1000000 )) ms"
-	check "$(awk -v s=$share -v p=$pct 'BEGIN { print (s < 2.5 * p) }') == 1" \
-		"budget $pct %: handler share bounded"
+	handled=$(($(kv stat_samples b$pct.txt) + $(kv filtered b$pct.txt)))
+	bound=$(awk -v h="$(kv handler_ns b$pct.txt)" -v n="$handled" -v p=$pct \
+		'BEGIN { mean = n ? h / n : 0; printf "%.2f", 1.5 * (p + 100 * mean / 100e6) }')
+	say "budget $pct %: mean handler $(awk -v h="$(kv handler_ns b$pct.txt)" -v n="$handled" \
+		'BEGIN { printf "%.0f", n ? h / n : 0 }') ns over $handled ticks: bound $bound %"
+	check "$(awk -v s=$share -v b=$bound 'BEGIN { print (s <= b) }') == 1" \
+		"budget $pct %: handler share bounded ($share % <= $bound %)"
 done
 check "$(kv throttled b1.txt) > 0" "budget 1 %: throttling engaged and counted"
 check "$(kv events_throttled b1.txt) > 0" "budget 1 %: THROTTLED events multicast"
