@@ -9,13 +9,13 @@
 #
 # What the budget promises (kmod/budget.h): in each window of 100 ms a CPU's
 # handler time is at most the limit plus the one handler that crossed it, as a
-# running handler is never cut short. So the bound is judged against the
-# handler's measured cost: the budget plus one mean handler per window, with
-# half as much again for the crossing handler being a slow one (a host stall
-# inside a handler lands in its time). On a quiet host that is tighter than a
-# fixed multiple of the budget; where the 16 KiB copy costs a millisecond of
-# TCG time, as much as the 1 % limit, a fixed multiple would fail the module
-# for the host's speed.
+# running handler is never cut short. The bound is 2.5 x the budget, or, where
+# the handler's measured cost makes that unreachable, the budget plus one mean
+# handler per window with half as much again for the crossing handler being a
+# slow one (a host stall inside a handler lands in its time): where the 16 KiB
+# copy costs a millisecond of TCG time, as much as the 1 % limit, one crossing
+# handler doubles the share by itself, and a fixed multiple would judge the
+# host's speed rather than the module.
 . "$SKYPROF_ROOT/tests/kmod/lib.sh"
 need "$WL/spin"
 spinners 2 20
@@ -29,13 +29,14 @@ for pct in 5 1; do
 	t1=$(date +%s%N)
 	cat b$pct.txt
 	share=$(awk -v h="$(kv handler_ns b$pct.txt)" -v d="$(kv duration b$pct.txt)" -v n=$ncpu \
-		'BEGIN { printf "%.1f", 100 * h / (d * 1e9 * n) }')
+		'BEGIN { printf "%.2f", 100 * h / (d * 1e9 * n) }')
 	say "100 kHz, budget $pct %: samples=$(kv samples b$pct.txt)" \
 		"throttled=$(kv throttled b$pct.txt) handler share=$share %" \
 		"wall=$(( (t1 - t0) / 1000000 )) ms"
 	handled=$(($(kv stat_samples b$pct.txt) + $(kv filtered b$pct.txt)))
 	bound=$(awk -v h="$(kv handler_ns b$pct.txt)" -v n="$handled" -v p=$pct \
-		'BEGIN { mean = n ? h / n : 0; printf "%.2f", 1.5 * (p + 100 * mean / 100e6) }')
+		'BEGIN { mean = n ? h / n : 0; b = 1.5 * (p + 100 * mean / 100e6)
+			printf "%.2f", (b > 2.5 * p) ? b : 2.5 * p }')
 	say "budget $pct %: mean handler $(awk -v h="$(kv handler_ns b$pct.txt)" -v n="$handled" \
 		'BEGIN { printf "%.0f", n ? h / n : 0 }') ns over $handled ticks: bound $bound %"
 	check "$(awk -v s=$share -v b=$bound 'BEGIN { print (s <= b) }') == 1" \
