@@ -16,11 +16,24 @@
 # copy costs a millisecond of TCG time, as much as the 1 % limit, one crossing
 # handler doubles the share by itself, and a fixed multiple would judge the
 # host's speed rather than the module.
+#
+# The share is judged where handler time is what the handler executed: in the
+# --icount guest (skyprof_test.strict_rate=1 on the kernel command line, or
+# SKYPROF_STRICT_RATE=1 on real hardware), always; in a plain TCG guest only
+# while no handler took longer than the window's whole limit. Past that, a
+# vCPU descheduled on the host inside a handler made it long, the handler
+# that crosses the limit is more likely such a one, and no bound made from the
+# measured handlers holds: the share is printed, not judged, and the --icount
+# guest of the same kernel judges it.
 . "$SKYPROF_ROOT/tests/kmod/lib.sh"
 need "$WL/spin"
 spinners 2 20
 sleep 0.3
 ncpu=$(nproc)
+strict=0
+if [ "${SKYPROF_STRICT_RATE:-0}" = 1 ] || grep -qw skyprof_test.strict_rate=1 /proc/cmdline; then
+	strict=1
+fi
 for pct in 5 1; do
 	copy=()
 	[ $pct = 1 ] && copy=(-u 16384)
@@ -39,8 +52,15 @@ for pct in 5 1; do
 			printf "%.2f", (b > 2.5 * p) ? b : 2.5 * p }')
 	say "budget $pct %: mean handler $(awk -v h="$(kv handler_ns b$pct.txt)" -v n="$handled" \
 		'BEGIN { printf "%.0f", n ? h / n : 0 }') ns over $handled ticks: bound $bound %"
-	check "$(awk -v s=$share -v b=$bound 'BEGIN { print (s <= b) }') == 1" \
-		"budget $pct %: handler share bounded ($share % <= $bound %)"
+	longest=$(kv handler_max_ns b$pct.txt) limit=$((pct * 1000000))
+	if [ $strict = 1 ] || [ "$longest" -le $limit ]; then
+		check "$(awk -v s=$share -v b=$bound 'BEGIN { print (s <= b) }') == 1" \
+			"budget $pct %: handler share bounded ($share % <= $bound %)"
+	else
+		say "NOTE: budget $pct %: share $share % not judged here: the longest handler" \
+			"took $longest ns, more than the window's whole limit of $limit ns" \
+			"(a host stall); the --icount guest judges it"
+	fi
 done
 check "$(kv throttled b1.txt) > 0" "budget 1 %: throttling engaged and counted"
 check "$(kv events_throttled b1.txt) > 0" "budget 1 %: THROTTLED events multicast"
