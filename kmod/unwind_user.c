@@ -340,20 +340,36 @@ bool skyprof_fill_user_regs(struct skyprof_user_regs *out, struct pt_regs *uregs
  * Copies up to bytes of the user stack from sp upward into dst, zero-pads
  * the copy to 8 bytes and returns the number of bytes really copied. A copy
  * that faults (past the top of the stack) keeps what came before the fault.
+ *
+ * The copy goes a page at a time, and each page after sp's is first read one
+ * byte: on older kernels a copy that faults part-way is finished by the
+ * fixup a byte at a time (3.10's copy_user_handle_tail also zeroes the rest
+ * of the destination byte by byte: on RHEL 7 that cost many times the whole
+ * copy), so the unmapped page past the stack's top is found with a one-byte
+ * read instead of a fixup as long as the rest of the copy.
  */
 u32 skyprof_copy_ustack(struct pt_regs *uregs, void *dst, u32 bytes)
 {
 	unsigned long sp = user_stack_pointer(uregs);
-	unsigned long n = bytes, left;
-	u32 copied;
+	unsigned long n = bytes, done = 0, chunk, left;
+	u8 probe;
 
 	if (sp >= TASK_SIZE)
 		return 0;
 	if (n > TASK_SIZE - sp)
 		n = TASK_SIZE - sp;
-	left = skyprof_copy_user_nmi(dst, (const void __user *)sp, n);
-	copied = n - left;
-	if (copied & 7)
-		memset(dst + copied, 0, 8 - (copied & 7));
-	return copied;
+	while (done < n) {
+		const void __user *from = (const void __user *)(sp + done);
+
+		chunk = min(n - done, PAGE_SIZE - ((sp + done) & ~PAGE_MASK));
+		if (done && skyprof_copy_user_nmi(&probe, from, 1))
+			break;
+		left = skyprof_copy_user_nmi(dst + done, from, chunk);
+		done += chunk - left;
+		if (left)
+			break;
+	}
+	if (done & 7)
+		memset(dst + done, 0, 8 - (done & 7));
+	return done;
 }
