@@ -12,8 +12,8 @@
 # running handler is never cut short. The bound is 2.5 x the budget, or, where
 # the handler's measured cost makes that unreachable, the budget plus one mean
 # handler per window with half as much again for the crossing handler being a
-# slow one (a host stall inside a handler lands in its time): where the 16 KiB
-# copy costs a millisecond of TCG time, as much as the 1 % limit, one crossing
+# slow one (a host stall inside a handler lands in its time): where a handler
+# costs as much as the 1 % limit (a TCG guest on a busy host), one crossing
 # handler doubles the share by itself, and a fixed multiple would judge the
 # host's speed rather than the module.
 #
