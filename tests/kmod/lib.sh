@@ -22,6 +22,14 @@ kv() { grep -o "\b$1=[^ ]*" "$2" | tail -1 | cut -d= -f2; }
 # check EXPR MESSAGE: fail unless the arithmetic EXPR holds
 check() { if (($1)); then say "ok: $2"; else fail "$2 ($1)"; fi; }
 
+# strict_rate: true where guest or machine time is what the guest executed,
+# so rates and time shares are judged exactly: SKYPROF_STRICT_RATE=1 (real
+# hardware, KVM) or skyprof_test.strict_rate=1 on the kernel command line
+# (tests/check's --icount guests).
+strict_rate() {
+	[ "${SKYPROF_STRICT_RATE:-0}" = 1 ] || grep -qw skyprof_test.strict_rate=1 /proc/cmdline
+}
+
 module_loaded() { grep -q '^skyprof ' /proc/modules; }
 ensure_loaded() { module_loaded || insmod "$SKYPROF_KO" || fail "re-insmod failed"; }
 

@@ -58,7 +58,7 @@ for clock in hrtimer auto; do
 	wexp=$(awk -v d="$(kv window $r)" -v n="$ncpu" 'BEGIN { printf "%d", 999 * d * n }')
 	say "$clock: window $(kv window $r) s: $wgot samples of $wexp expected" \
 		"($(awk -v g="$wgot" -v e="$wexp" 'BEGIN { printf "%.1f", 100 * g / e }') %)"
-	if [ "${SKYPROF_STRICT_RATE:-0}" = 1 ] || grep -qw skyprof_test.strict_rate=1 /proc/cmdline; then
+	if strict_rate; then
 		check "$wgot * 100 >= $wexp * 95" "$clock: >= 95 % of freq x duration x CPUs"
 	elif [ $clock = hrtimer ]; then
 		check "($ticks + $missed) * 100 >= $expected * 95" \

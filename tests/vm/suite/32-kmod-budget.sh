@@ -30,10 +30,6 @@ need "$WL/spin"
 spinners 2 20
 sleep 0.3
 ncpu=$(nproc)
-strict=0
-if [ "${SKYPROF_STRICT_RATE:-0}" = 1 ] || grep -qw skyprof_test.strict_rate=1 /proc/cmdline; then
-	strict=1
-fi
 for pct in 5 1; do
 	copy=()
 	[ $pct = 1 ] && copy=(-u 16384)
@@ -53,7 +49,7 @@ for pct in 5 1; do
 	say "budget $pct %: mean handler $(awk -v h="$(kv handler_ns b$pct.txt)" -v n="$handled" \
 		'BEGIN { printf "%.0f", n ? h / n : 0 }') ns over $handled ticks: bound $bound %"
 	longest=$(kv handler_max_ns b$pct.txt) limit=$((pct * 1000000))
-	if [ $strict = 1 ] || [ "$longest" -le $limit ]; then
+	if strict_rate || [ "$longest" -le $limit ]; then
 		check "$(awk -v s=$share -v b=$bound 'BEGIN { print (s <= b) }') == 1" \
 			"budget $pct %: handler share bounded ($share % <= $bound %)"
 	else
