@@ -3,9 +3,13 @@
  * Symbolized stacks to upload messages; see upload.h.
  *
  * The view keeps a sample per (thread, kernel addresses, user addresses);
- * the OAP wants one entry per symbol sequence. Each flush sums the view's
- * cumulative counts by symbol key (a hash table that lives as long as the
- * task), and what exceeds the totals of the previous flush is sent.
+ * the OAP wants one entry per symbol sequence. Each flush takes what each
+ * view sample gained since the last one (its counts are cumulative) and
+ * sums that by symbol key, in a hash table that lives as long as the task
+ * and gives each key its stack id. What is new is counted per sample, not
+ * per key, because a sample's symbols can change: a JIT frame named late
+ * (profile/view_build.c) moves the sample to another key, which must get
+ * only the counts that came after, not the ones sent under the old name.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,11 +26,15 @@
 struct delta_entry {
 	char *key;
 	uint64_t hash;
-	uint64_t sent_count, sent_weight;
-	uint64_t cur_count, cur_weight;
-	uint32_t sample; /* a view sample with these symbols */
+	uint64_t new_count, new_weight; /* this flush's, when gen is the table's */
+	uint32_t sample;		/* a view sample with these symbols */
 	uint32_t gen;
 	int32_t id; /* stackId: this stack's number within the task */
+};
+
+/* What was sent of one view sample (sample i is stack i all the task long). */
+struct sample_sent {
+	uint64_t count, weight;
 };
 
 struct delta_table {
@@ -34,6 +42,8 @@ struct delta_table {
 	size_t n, cap; /* cap: power of two */
 	uint32_t gen;
 	int32_t last_id;
+	struct sample_sent *sent;
+	uint32_t nr_sent;
 };
 
 struct delta_table *upload_deltas_new(void)
@@ -48,6 +58,7 @@ void upload_deltas_free(struct delta_table *t)
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->v[i].key);
 	free(t->v);
+	free(t->sent);
 	free(t);
 }
 
@@ -249,14 +260,14 @@ static int encode(const struct view *v, const struct delta_entry *e,
 	if (m->offcpu) {
 		off.n_stacks = ns;
 		off.stacks = stacks;
-		off.switchcount = clamp32(e->cur_count - e->sent_count);
-		off.duration = (int64_t)(e->cur_weight - e->sent_weight);
+		off.switchcount = clamp32(e->new_count);
+		off.duration = (int64_t)e->new_weight;
 		d.profiling_case = SKYWALKING__V3__EBPFPROFILING_DATA__PROFILING_OFF_CPU;
 		d.offcpu = &off;
 	} else {
 		on.n_stacks = ns;
 		on.stacks = stacks;
-		on.dumpcount = clamp32(e->cur_count - e->sent_count);
+		on.dumpcount = clamp32(e->new_count);
 		d.profiling_case = SKYWALKING__V3__EBPFPROFILING_DATA__PROFILING_ON_CPU;
 		d.oncpu = &on;
 	}
@@ -265,32 +276,58 @@ static int encode(const struct view *v, const struct delta_entry *e,
 	if (!buf)
 		return -ENOMEM;
 	skywalking__v3__ebpfprofiling_data__pack(&d, buf);
-	if (batch_add_units(b, buf, len, e->cur_count - e->sent_count)) {
+	if (batch_add_units(b, buf, len, e->new_count)) {
 		free(buf);
 		return -ENOMEM;
 	}
 	return first ? set_prefix(b, &tm) : 0;
 }
 
+/* Room for what was sent of n samples, the new ones at zero. */
+static int grow_sent(struct delta_table *t, uint32_t n)
+{
+	struct sample_sent *ns;
+
+	if (n <= t->nr_sent)
+		return 0;
+	ns = realloc(t->sent, n * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	memset(ns + t->nr_sent, 0, (n - t->nr_sent) * sizeof(*ns));
+	t->sent = ns;
+	t->nr_sent = n;
+	return 0;
+}
+
+static uint64_t gain(uint64_t now, uint64_t sent)
+{
+	return now > sent ? now - sent : 0;
+}
+
 int upload_collect(struct delta_table *t, const struct view *v, uint32_t pid,
 		   const struct upload_task_meta *m, struct upload_batch *b,
 		   struct upload_totals *tot)
 {
-	struct frames *f = malloc(sizeof(*f));
+	struct frames *f;
 	bool first = true;
 	int r = 0;
 
 	memset(tot, 0, sizeof(*tot));
+	if (grow_sent(t, v->nr_samples))
+		return -ENOMEM;
+	f = malloc(sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	t->gen++;
 	for (uint32_t i = 0; i < v->nr_samples; i++) {
 		const struct view_sample *s = &v->samples[i];
+		uint64_t dc = gain(s->count, t->sent[i].count);
+		uint64_t dw = gain(s->weight, t->sent[i].weight);
 		struct delta_entry *e;
 		uint64_t hash;
 		char *key;
 
-		if (pid && s->pid != pid)
+		if ((pid && s->pid != pid) || (!dc && !dw))
 			continue;
 		sample_frames(v, s, f);
 		key = frames_key(f, &hash);
@@ -300,18 +337,17 @@ int upload_collect(struct delta_table *t, const struct view *v, uint32_t pid,
 		}
 		if (e->gen != t->gen) {
 			e->gen = t->gen;
-			e->cur_count = e->cur_weight = 0;
+			e->new_count = e->new_weight = 0;
 			e->sample = i;
 		}
-		e->cur_count += s->count;
-		e->cur_weight += s->weight;
+		e->new_count += dc;
+		e->new_weight += dw;
 	}
 	for (size_t j = 0; j < t->cap; j++) {
 		struct delta_entry *e = &t->v[j];
 		int er;
 
-		/* Counts only grow, so an unchanged entry has nothing new. */
-		if (!e->key || e->gen != t->gen || e->cur_count <= e->sent_count)
+		if (!e->key || e->gen != t->gen || !e->new_count)
 			continue;
 		/* dumpCount is int32: more than 2^31 samples in one flush interval
 		 * cannot happen at the module's frequency limit; it is clamped. */
@@ -323,11 +359,17 @@ int upload_collect(struct delta_table *t, const struct view *v, uint32_t pid,
 		if (er == 0) {
 			first = false;
 			tot->messages++;
-			tot->count += e->cur_count - e->sent_count;
-			tot->weight += e->cur_weight - e->sent_weight;
+			tot->count += e->new_count;
+			tot->weight += e->new_weight;
 		}
-		e->sent_count = e->cur_count;
-		e->sent_weight = e->cur_weight;
+	}
+	/* All of it is in the batch: it counts as sent (a stack with neither
+	 * space's frames too, which the OAP takes no message for). */
+	for (uint32_t i = 0; i < v->nr_samples; i++) {
+		if (pid && v->samples[i].pid != pid)
+			continue;
+		t->sent[i].count = v->samples[i].count;
+		t->sent[i].weight = v->samples[i].weight;
 	}
 out:
 	free(f);

@@ -44,8 +44,9 @@ struct upload_totals {
 
 /*
  * Append to b one message per symbolized stack whose count grew since the
- * last call, and remember the new totals. pid: only that process's samples
- * (0: all). Returns 0 or -ENOMEM; *tot says what was added.
+ * last call, with what it gained, and remember the new totals. pid: only
+ * that process's samples (0: all). Returns 0 or -ENOMEM (then nothing counts
+ * as sent: the next call sends it); *tot says what was added.
  */
 int upload_collect(struct delta_table *t, const struct view *v, uint32_t pid,
 		   const struct upload_task_meta *m, struct upload_batch *b,

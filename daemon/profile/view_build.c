@@ -5,6 +5,12 @@
  * shared by (name, mangled name, file); mappings by the symbolizer's mapping
  * they came from. The indexes persist across syncs, so `top` refreshing every
  * second only symbolizes addresses it has not met before.
+ *
+ * The one exception: a location in JIT code that no perf map named yet is
+ * looked up again at each build until one does, and then takes the name in
+ * place. A JIT writes its map when it likes (a JVM with DumpPerfMapAtExit
+ * at exit), and a stack met before that would otherwise stay [unknown] for
+ * the rest of a live view's life, however often it recurs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,10 +34,19 @@ struct kmap {
 	uint32_t nr_slots, used;
 };
 
+/* A location whose address fell in JIT code no perf map named yet. */
+struct jit_wait {
+	uint32_t loc; /* index into locations */
+	uint32_t pid;
+	uint16_t gen;
+};
+
 struct view_index {
 	uint32_t synced; /* stacks already turned into samples */
 	struct kmap locs, funcs, maps;
 	uint32_t kernel_mapping; /* index + 1 */
+	struct jit_wait *jit;	 /* looked up again at each build */
+	uint32_t nr_jit, cap_jit;
 };
 
 static uint32_t khash(uint64_t a, uint64_t b, uint32_t n)
@@ -94,6 +109,7 @@ static void index_free(struct view_index *ix)
 	free(ix->locs.s);
 	free(ix->funcs.s);
 	free(ix->maps.s);
+	free(ix->jit);
 	free(ix);
 }
 
@@ -173,6 +189,40 @@ static int64_t user_mapping(struct view *v, const struct sym_result *r)
 	return idx;
 }
 
+/* loc's lines: r's frames, appended to the view's lines. 0 or -ENOMEM. */
+static int set_lines(struct view *v, struct view_location *loc, const struct sym_result *r)
+{
+	loc->first_line = v->nr_lines;
+	for (unsigned int i = 0; i < r->nr_frames && i < SYM_MAX_FRAMES; i++) {
+		struct view_line l = { 0 };
+		int64_t f = get_function(v, &r->frames[i]);
+
+		if (f < 0)
+			return -ENOMEM;
+		l.function = (uint32_t)f;
+		l.line = r->frames[i].line;
+		if (view_add_line(v, &l) < 0)
+			return -ENOMEM;
+	}
+	loc->nr_lines = v->nr_lines - loc->first_line;
+	return 0;
+}
+
+static int wait_for_jit(struct view_index *ix, uint32_t loc, uint32_t pid, uint16_t gen)
+{
+	if (ix->nr_jit == ix->cap_jit) {
+		uint32_t cap = ix->cap_jit ? ix->cap_jit * 2 : 64;
+		struct jit_wait *n = realloc(ix->jit, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ix->jit = n;
+		ix->cap_jit = cap;
+	}
+	ix->jit[ix->nr_jit++] = (struct jit_wait){ .loc = loc, .pid = pid, .gen = gen };
+	return 0;
+}
+
 static int64_t get_location(struct view *v, struct symbolizer *sym, uint32_t pid, uint16_t gen,
 			    uint64_t addr, bool kernel)
 {
@@ -203,23 +253,45 @@ static int64_t get_location(struct view *v, struct symbolizer *sym, uint32_t pid
 	loc.address = addr;
 	loc.mapping = (uint32_t)(map + 1);
 	loc.kernel = kernel;
-	loc.first_line = v->nr_lines;
-	for (unsigned int i = 0; i < r.nr_frames && i < SYM_MAX_FRAMES; i++) {
-		struct view_line l = { 0 };
-		int64_t f = get_function(v, &r.frames[i]);
-
-		if (f < 0)
-			return -ENOMEM;
-		l.function = (uint32_t)f;
-		l.line = r.frames[i].line;
-		if (view_add_line(v, &l) < 0)
-			return -ENOMEM;
-	}
-	loc.nr_lines = v->nr_lines - loc.first_line;
+	if (set_lines(v, &loc, &r))
+		return -ENOMEM;
 	idx = view_add_location(v, &loc);
 	if (idx < 0 || kmap_put(&v->index->locs, addr, key_b, (uint32_t)idx))
 		return -ENOMEM;
+	if (r.jit_pending && wait_for_jit(v->index, (uint32_t)idx, pid, gen))
+		return -ENOMEM;
 	return idx;
+}
+
+/*
+ * The locations in JIT code still unnamed, looked up again: each one a perf
+ * map names now takes its name (and leaves the anonymous mapping, as a
+ * fresh lookup would), and stops being asked about. Its old lines stay in
+ * lines[], unreferenced. 0 or -ENOMEM.
+ */
+static int name_jit_late(struct view *v, struct symbolizer *sym)
+{
+	struct view_index *ix = v->index;
+
+	for (uint32_t i = 0; i < ix->nr_jit;) {
+		const struct jit_wait *w = &ix->jit[i];
+		struct view_location *loc = &v->locations[w->loc];
+		struct sym_result r;
+		int64_t map = -1;
+
+		symbolizer_resolve_gen(sym, w->pid, w->gen, loc->address, false, &r);
+		if (r.jit_pending) {
+			i++;
+			continue;
+		}
+		if (r.map)
+			map = user_mapping(v, &r);
+		if (map < -1 || set_lines(v, loc, &r))
+			return -ENOMEM;
+		loc->mapping = (uint32_t)(map + 1);
+		ix->jit[i] = ix->jit[--ix->nr_jit];
+	}
+	return 0;
 }
 
 /* Non-leaf frames hold return addresses: look up the call instruction. */
@@ -288,6 +360,8 @@ int view_build(struct view *v, const struct profile *p, struct symbolizer *sym)
 			return -ENOMEM;
 		v->index_free = index_free;
 	}
+	if (sym && v->index->nr_jit && name_jit_late(v, sym))
+		return -ENOMEM;
 	for (uint32_t i = 0; i < v->index->synced && i < n; i++) {
 		profile_get_stack(p, i, &st);
 		v->samples[i].count = st.count;

@@ -421,7 +421,7 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 		}
 	}
 	if (sg && m)
-		sg->jit_unnamed = true;
+		sg->jit_unnamed = out->jit_pending = true;
 	if (m && m->path[0]) {
 		snprintf(buf, sizeof(buf), "[unknown] %s+0x%" PRIx64, basename_of(m->path),
 			 addr - m->start + m->offset);

@@ -36,6 +36,10 @@ struct sym_result {
 	const struct proc_mapping *map;		 /* NULL for kernel/JIT/unmapped */
 	const char *build_id;			 /* map's file's, hex; "" unknown */
 	bool has_functions, has_lines, has_inline;
+	/* JIT code no perf map names yet: a later resolve of the same address
+	 * may name it (after symbolizer_recheck_jit), so a caller that keeps
+	 * results keeps asking (profile/view_build.c). */
+	bool jit_pending;
 };
 
 struct symbolizer;

@@ -502,6 +502,58 @@ static void upload_messages(void **state)
 	view_free(&v);
 }
 
+/*
+ * A sample whose symbols change between flushes (a JIT frame the view named
+ * once the JIT wrote its perf map): what it gained since goes under the new
+ * name, and nothing already sent under the old one is sent again.
+ */
+static void upload_renamed_sample(void **state)
+{
+	struct upload_task_meta m = { .task_id = "T", .process_id = "P" };
+	struct delta_table *t = upload_deltas_new();
+	struct view_function jit = { 0 };
+	struct upload_totals tot;
+	struct upload_batch *b;
+	struct view v;
+	Skywalking__V3__EBPFProfilingData *d;
+	int64_t fn;
+
+	(void)state;
+	make_view(&v, false);
+	add_sample(&v, 7, 7, 10, 10, false); /* user: leaf_inlined, caller, main */
+	b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	assert_int_equal(upload_collect(t, &v, 7, &m, b, &tot), 0);
+	assert_int_equal(tot.count, 10);
+	batch_free(b);
+	/* location 2 (main) is named anew, and the sample gains 4 */
+	jit.name = (uint32_t)strtab_intern(&v.strs, "LHot;::hotA");
+	fn = view_add_function(&v, &jit);
+	assert_true(fn >= 0);
+	v.lines[3].function = (uint32_t)fn;
+	v.samples[0].count += 4;
+	v.samples[0].weight += 4;
+	b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	assert_int_equal(upload_collect(t, &v, 7, &m, b, &tot), 0);
+	assert_int_equal(b->n, 1);
+	assert_int_equal(tot.count, 4);
+	d = msg(b, 0);
+	assert_int_equal(d->oncpu->dumpcount, 4);
+	assert_int_equal(d->oncpu->n_stacks, 1);
+	assert_int_equal(d->oncpu->stacks[0]->n_stacksymbols, 3);
+	assert_string_equal(d->oncpu->stacks[0]->stacksymbols[2], "LHot;::hotA");
+	/* another stack than the one sent under the old name */
+	assert_int_not_equal(d->oncpu->stacks[0]->stackid, 1);
+	skywalking__v3__ebpfprofiling_data__free_unpacked(d, NULL);
+	batch_free(b);
+	/* nothing new: nothing sent, under either name */
+	b = batch_new(UPLOAD_PATH_PROFILING, "t");
+	assert_int_equal(upload_collect(t, &v, 7, &m, b, &tot), 0);
+	assert_int_equal(b->n, 0);
+	batch_free(b);
+	upload_deltas_free(t);
+	view_free(&v);
+}
+
 /* Many stacks, user-only and with a kernel frame: every message of a task
  * has its own stackId pair (the OAP keys its records on "kernelId_userId"
  * and the upload time, so two stacks sharing a pair overwrite each other),
@@ -943,6 +995,7 @@ int main(void)
 		cmocka_unit_test(backoff_grows_with_jitter),
 		cmocka_unit_test(proc_helpers),
 		cmocka_unit_test(upload_messages),
+		cmocka_unit_test(upload_renamed_sample),
 		cmocka_unit_test(upload_offcpu),
 		cmocka_unit_test(upload_unconfirmed_split),
 		cmocka_unit_test(upload_unique_stack_ids),

@@ -497,6 +497,54 @@ static void test_perf_map_after_exit(void **state)
 	symbolizer_free(s);
 }
 
+static void add_at(struct tpipe *prof, uint32_t pid, uint64_t t_ns, uint64_t *ips, uint16_t n);
+
+/*
+ * A stack met before its JIT wrote the perf map (a JVM with
+ * -XX:+DumpPerfMapAtExit writes it at exit): a live view, built before the
+ * map existed, names the location at its first build after the map
+ * appeared, with the counts it had. Before, it stayed [unknown] for the
+ * view's life, and so did every later sample of that stack.
+ */
+static void test_view_names_jit_late(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct profile_meta meta = { .kind = PROFILE_ONCPU, .freq_hz = 99 };
+	struct tpipe *prof = tp_new(&meta, s);
+	struct func_share top[4];
+	struct fx_proc p;
+	char path[64], buf[128];
+	uint64_t ips[2], jit;
+	uint32_t pid;
+
+	(void)state;
+	assert_non_null(prof);
+	start(&p, "fx_main", "jit", NULL);
+	pid = (uint32_t)p.pid;
+	jit = fx_addr(&p, "jit");
+	ips[0] = jit + 4;
+	ips[1] = fx_addr(&p, "probe_ret");
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	unlink(path);
+	for (int i = 0; i < 5; i++)
+		add_at(prof, pid, 1000 + (uint64_t)i, ips, 2);
+	assert_true(tp_top(prof, top, 4) >= 1);
+	assert_string_equal(top[0].name, "[unknown]");
+	assert_int_equal(top[0].self, 5);
+	for (int i = 0; i < 3; i++)
+		add_at(prof, pid, 2000 + (uint64_t)i, ips, 2);
+	fx_stop(&p);
+	snprintf(buf, sizeof(buf), "%llx 40 LHot;::hotA\n", (unsigned long long)jit);
+	append_file(path, buf);
+	assert_true(tp_top(prof, top, 4) >= 1);
+	assert_string_equal(top[0].name, "LHot;::hotA");
+	assert_int_equal(top[0].self, 8);
+	assert_int_equal(tp_total(prof), 8);
+	unlink(path);
+	tp_free(prof);
+	symbolizer_free(s);
+}
+
 static void test_perf_map_parser(void **state)
 {
 	struct sym_perfmap *m = sym_perfmap_open(-1);
@@ -1280,6 +1328,7 @@ int main(void)
 		cmocka_unit_test(test_trim_reopens),
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_perf_map_after_exit),
+		cmocka_unit_test(test_view_names_jit_late),
 		cmocka_unit_test(test_perf_map_parser),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_restricted),
