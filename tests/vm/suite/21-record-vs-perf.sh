@@ -2,15 +2,18 @@
 # the same guest: the self shares of perf's top-10 functions, as skyprof
 # measures them, within 3 percentage points. Both use the cpu-clock software
 # event (TCG has no PMU) at 99 Hz on the same run of the workload, for 12 s
-# each, in alternating windows of 4 s, one profiler at a time: run at the same
+# each, in alternating windows of 2 s, one profiler at a time: run at the same
 # time, each saw the other's interrupt (a tick that came due while the other
 # profiler's handler held the CPU landed on the way back to user mode), more
 # of it the busier the host; alternating windows give both the same mix of
-# guest conditions without either seeing the other. The workload spins in
-# user mode, so every kernel frame either profile holds is the guest's own
-# interrupt work or a profiler's cost; the per-window tops are printed so a
-# difference can be traced to the window it came from. The lowest rate keeps
-# perf's overhead smallest.
+# guest conditions without either seeing the other. The windows are short
+# because those conditions change by the second on a busy host (the guest's
+# own softirq work in the workload's context, above all): with few long
+# windows, which profiler happened to hold the busy ones moved a share by
+# whole points. The workload spins in user mode, so every kernel frame
+# either profile holds is the guest's own interrupt work or a profiler's
+# cost; the per-window tops are printed so a difference can be traced to
+# the window it came from. The lowest rate keeps perf's overhead smallest.
 set -eu
 . "$(dirname "$0")/record-lib.bash"
 
@@ -29,30 +32,36 @@ trap 'cp perf.self sky.self sky.folded "$OUT"/ 2>/dev/null || true' EXIT
 "$wl" 300 </dev/null &
 wl_pid=$!
 sleep 1 # past the C runtime's start-up
+windows=$(seq 1 6)
 perf_rc=0
-for i in 1 2 3; do
-	perf record -q -e cpu-clock -F 99 -g -p "$wl_pid" -o "perf.$i.data" -- sleep 4 </dev/null \
+for i in $windows; do
+	perf record -q -e cpu-clock -F 99 -g -p "$wl_pid" -o "perf.$i.data" -- sleep 2 </dev/null \
 		>/dev/null 2>>perf.err || perf_rc=$?
-	"$SKYPROF" record -F 99 --clock perf -p "$wl_pid" -d 4 -o "sky.$i.folded" </dev/null
+	"$SKYPROF" record -F 99 --clock perf -p "$wl_pid" -d 2 -o "sky.$i.folded" </dev/null
 done
 kill "$wl_pid" 2>/dev/null || true
 wait "$wl_pid" 2>/dev/null || true
 [ "$perf_rc" = 0 ] || { echo "skip: perf record failed: $(tail -1 perf.err)"; exit 77; }
-# perf's windows summed by samples (-n), then shares as folded_self gives.
-for i in 1 2 3; do
+# Each window's report as "samples function" lines, read once.
+for i in $windows; do
 	perf report -i "perf.$i.data" --stdio --no-children --sort sym -g none -n 2>/dev/null |
-		awk '/^ *[0-9.]+%/ {n = $2; $1 = ""; $2 = ""; $3 = ""; sub(/^ +/, ""); print n, $0}'
-done | awk '{n = $1; $1 = ""; sub(/^ +/, ""); c[$0] += n; t += n}
+		awk '/^ *[0-9.]+%/ {n = $2; $1 = ""; $2 = ""; $3 = ""; sub(/^ +/, ""); print n, $0}' \
+			>"perf.$i.self"
+done
+# perf's windows summed by samples, then shares as folded_self gives.
+for i in $windows; do cat "perf.$i.self"; done |
+	awk '{n = $1; $1 = ""; sub(/^ +/, ""); c[$0] += n; t += n}
 	END {for (f in c) printf "%.2f %s\n", 100 * c[f] / t, f; print t >"perf.total"}' |
 	sort -k1,1 -g -r >perf.self
-for i in 1 2 3; do # each window's top 4, for tracing a difference
-	perf report -i "perf.$i.data" --stdio --no-children --sort sym -g none -n 2>/dev/null |
-		awk -v i=$i '/^ *[0-9.]+%/ && n < 4 {printf "perf window %s: %s %s %s\n", i, $1, $2, $NF; n++}'
-	folded_self "sky.$i.folded" | head -4 | sed "s/^/sky window $i: /"
+for i in $windows; do # each window's top 3, for tracing a difference
+	awk -v i="$i" '{t += $1; n[NR] = $1; $1 = ""; f[NR] = $0}
+		END {for (k = 1; k <= NR && k <= 3; k++)
+			printf "perf window %s: %.2f%s\n", i, 100 * n[k] / t, f[k]}' "perf.$i.self"
+	folded_self "sky.$i.folded" | head -3 | sed "s/^/sky window $i: /"
 done
-cat sky.1.folded sky.2.folded sky.3.folded >sky.folded
+for i in $windows; do cat "sky.$i.folded"; done >sky.folded
 n_perf=$(cat perf.total) n_sky=$(awk '{n += $NF} END {print n + 0}' sky.folded)
-echo "samples in 3 windows of 4 s: perf $n_perf, skyprof $n_sky"
+echo "samples in 6 windows of 2 s: perf $n_perf, skyprof $n_sky"
 # The workload's CPU time is what both sample: on a starved guest a window can
 # hold few samples. Below 300 a 3-pp difference is within sampling noise.
 if [ "$n_perf" -lt 300 ] || [ "$n_sky" -lt 300 ]; then
