@@ -27,7 +27,7 @@ def process_id(service, instance, process):
     return hashlib.sha256(((process or '_blank') + '_' + iid).encode()).hexdigest()
 
 
-def check_at_most_once(a, task, by_stream, kinds, uploaded, fails):
+def check_at_most_once(task, by_stream, kinds, uploaded, fails, log):
     """Per message: stored at most once; per count: delivered or counted."""
     seen = {}
     delivered = 0
@@ -45,7 +45,6 @@ def check_at_most_once(a, task, by_stream, kinds, uploaded, fails):
             seen[key] = seen.get(key, 0) + 1
             delivered += int(d.get('dumpCount' if kinds == 'onCPU' else 'switchCount', 0))
     dups = sum(n - 1 for n in seen.values() if n > 1)
-    log = open(a.log, errors='replace').read()
     m = re.search(r'agent exit: .* (\d+) batches sent \((\d+) messages, count (\d+)\), (\d+) '
                   r'dropped \((\d+) messages, count (\d+), \d+ bytes\), (\d+) unconfirmed '
                   r'\((\d+) messages, count (\d+)\), (\d+) pending', log)
@@ -81,6 +80,8 @@ def main():
     ap.add_argument('--allow-dropped', action='store_true')
     ap.add_argument('--at-most-once', action='store_true')
     a = ap.parse_args()
+    # The agent has stopped: its log is whole, read once.
+    log = open(a.log, errors='replace').read()
     if a.at_most_once:
         a.allow_dropped = True
     fails = []
@@ -116,7 +117,6 @@ def main():
         for k in ('host_ip', 'pid', 'command_line', 'support_ebpf_profiling'):
             if k not in props:
                 fails.append('property %s missing' % k)
-        log = open(a.log, errors='replace').read()
         if ('registered as process %s' % want) not in log:
             fails.append('the agent log does not show process id %s' % want)
 
@@ -181,7 +181,6 @@ def main():
         # then the flush's own symbolizing): on a starved guest it takes as
         # long as the CPU it gets. The limit holds the rest: the task's
         # pickup, the early flush's schedule and the send.
-        log = open(a.log, errors='replace').read()
         wait = re.search(r'flushes: .*longest wait (\d+) ms', log)
         sym = re.search(r'task %s: flush: .* symbolized in (\d+) ms' % task['task_id'], log)
         work = ((int(wait.group(1)) if wait else 0) + (int(sym.group(1)) if sym else 0)) / 1000.0
@@ -203,7 +202,7 @@ def main():
     # against the module's own count, from the agent's task summary
     m = re.search(r'task %s \S+ pid \d+ finished after [\d.]+ s: (\d+) samples read, module (\d+) '
                   r'samples (\d+) lost; uploaded count (\d+) duration (\d+)' % task['task_id'],
-                  open(a.log, errors='replace').read())
+                  log)
     if not m:
         fails.append('no task summary in the agent log')
     else:
@@ -217,7 +216,7 @@ def main():
         if diff > a.tolerance and not (a.allow_dropped and total < ref):
             fails.append('delivered count %d is %.2f %% from the module\'s %d' % (total, diff, ref))
         if a.at_most_once:
-            check_at_most_once(a, task, by_stream, kinds, uploaded, fails)
+            check_at_most_once(task, by_stream, kinds, uploaded, fails, log)
         elif a.allow_dropped:
             dm = re.search(r'agent exit: .* (\d+) dropped \((\d+) messages, count (\d+)', open(
                 a.log, errors='replace').read())
