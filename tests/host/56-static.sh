@@ -74,7 +74,7 @@ if tests/vm/run --kernel "$k" --timeout 300 --add "$T/add:/opt/static" --out "$T
 	pass "$k guest, a root of skyprof-static and busybox only: status, record -p, agent spool ($((SECONDS - s)) s)"
 	grep -a -E '^(ok|kernel)' "$T/guest.log" | sed 's/^/    /'
 else
-	tail -30 "$T/guest.log" | sed 's/^/    /'; fail "$k guest: the static program in a library-free root"
+	tail -60 "$T/guest.log" | sed 's/^/    /'; fail "$k guest: the static program in a library-free root"
 fi
 echo "static: $fails failed ($((SECONDS - t0)) s)"
 [ $fails -eq 0 ]

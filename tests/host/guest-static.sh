@@ -18,10 +18,33 @@ mount -t proc proc "$R/proc"
 mount -t sysfs sys "$R/sys"
 mount --bind /dev "$R/dev"
 pids=()
+# A process that outlives SIGTERM by a minute is a bug of its own (the agent
+# ends its tasks and exits; the spinner just dies): say where it is stuck
+# (state, kernel wait channel and stacks, for a hang in the module) before
+# SIGKILL, rather than leave the guest to the harness's timeout, which
+# reports only that the guest hung.
+stuck() {
+	local p=$1 t
+	echo "FAIL: pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline")) still runs a minute after SIGTERM"
+	grep -E '^(State|Threads)' "/proc/$p/status"
+	for t in /proc/"$p"/task/*; do
+		echo "  task ${t##*/}: $(cat "$t/comm") wchan $(cat "$t/wchan" 2>/dev/null)"
+		sed 's/^/    /' "$t/stack" 2>/dev/null
+	done
+	kill -KILL "$p" 2>/dev/null
+	fail=1
+}
 cleanup() {
-	local p
+	local p _
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do
+		for _ in $(seq 600); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$p" 2>/dev/null && stuck "$p"
+		wait "$p" 2>/dev/null
+	done
 	umount "$R/dev" "$R/sys" "$R/proc"
 }
 trap cleanup EXIT
@@ -70,5 +93,7 @@ if grep -q "spool: wrote .*-pid$spin-oncpu\.svg" "$OUT/agent.log"; then
 else
 	tail -15 "$OUT/agent.log"; bad "agent: nothing spooled for pid $spin in 60 s"
 fi
+trap - EXIT
+cleanup
 [ $fail = 0 ] && echo "static program: status, record -p, agent all ran"
 exit $fail
