@@ -53,6 +53,16 @@
 #define SKYPROF_OFFCPU_ENTRIES_MIN	64
 #define SKYPROF_OFFCPU_ENTRIES_MAX	65536
 #define SKYPROF_OFFCPU_ENTRIES_DEFAULT	2048
+/* Side-band (SKYPROF_F_SIDEBAND): slots of the table of address spaces. */
+#define SKYPROF_SIDEBAND_ENTRIES_MIN	64
+#define SKYPROF_SIDEBAND_ENTRIES_MAX	65536
+#define SKYPROF_SIDEBAND_ENTRIES_DEFAULT 4096
+/* Executable file mappings reported per address space and report. */
+#define SKYPROF_SIDEBAND_MAPS_MAX	1024
+/* SKYPROF_F_FOLLOW_FORKS: slots of the table of processes followed. */
+#define SKYPROF_FOLLOW_ENTRIES_MIN	64
+#define SKYPROF_FOLLOW_ENTRIES_MAX	65536
+#define SKYPROF_FOLLOW_ENTRIES_DEFAULT	8192
 
 enum skyprof_cmd {
 	SKYPROF_CMD_UNSPEC,
@@ -102,13 +112,31 @@ enum skyprof_clock {
 #define SKYPROF_CAP_OFFCPU	(1U << 3)
 #define SKYPROF_CAP_USTACK_COPY	(1U << 4)
 #define SKYPROF_CAP_CGROUP	(1U << 5)
+#define SKYPROF_CAP_SIDEBAND	(1U << 6)	/* SKYPROF_F_SIDEBAND is accepted */
+#define SKYPROF_CAP_FOLLOW	(1U << 7)	/* SKYPROF_F_FOLLOW_FORKS is accepted */
 
 /* SKYPROF_A_FLAGS bits of a session. */
 #define SKYPROF_F_KERNEL_STACK	(1U << 0)	/* needs CAP_SYSLOG: else -EPERM, no default */
 #define SKYPROF_F_USER_STACK	(1U << 1)	/* frame-pointer walk */
 #define SKYPROF_F_KTHREADS	(1U << 2)	/* include kernel threads */
 #define SKYPROF_F_OFFCPU_PREEMPT (1U << 3)	/* off-CPU: count runnable preemption too */
-#define SKYPROF_F_ALL		((1U << 4) - 1)
+/*
+ * Side-band: the first time the session samples an address space (and
+ * again when its executable mappings may have changed: a dlopen, an mmap
+ * of code), the module writes that address space's executable file
+ * mappings into the ring (SKYPROF_REC_MMAP, then SKYPROF_REC_ASPACE), and
+ * every sample is SKYPROF_SAMPLE_VERSION_AS, naming its address space. The
+ * address space is kept alive from its first sample until it is reported,
+ * so a process that exits at once is still described.
+ */
+#define SKYPROF_F_SIDEBAND	(1U << 4)
+/*
+ * The processes that the TARGET_TGIDS processes fork, at any depth, become
+ * targets as they are forked (a table of SKYPROF_A_FOLLOW_ENTRIES slots; a
+ * full table is counted in SKYPROF_STAT_FOLLOW_FULL). Needs TARGET_TGIDS.
+ */
+#define SKYPROF_F_FOLLOW_FORKS	(1U << 5)
+#define SKYPROF_F_ALL		((1U << 6) - 1)
 
 /* Target selection: none given = all tasks (idle always excluded). */
 
@@ -189,6 +217,22 @@ enum skyprof_attr {
 	SKYPROF_A_OWNER_PID,
 	SKYPROF_A_SAMPLES,
 	SKYPROF_A_LOST,
+	/*
+	 * SESSION_START request, each a u32 power of two in its _MIN.._MAX,
+	 * default _DEFAULT: SIDEBAND_ENTRIES, the address spaces a session
+	 * keeps track of at once (SKYPROF_F_SIDEBAND); FOLLOW_ENTRIES, the
+	 * processes it follows at once (SKYPROF_F_FOLLOW_FORKS). GET_STATS
+	 * reply: SIDEBAND_USED (u32, address spaces tracked now), SIDEBAND_PINNED
+	 * (u32, of them kept alive until reported), FOLLOW_USED (u32, processes
+	 * followed now). GET_INFO reply: SIDEBAND_BYTES (u64, memory of both
+	 * tables, all sessions).
+	 */
+	SKYPROF_A_SIDEBAND_ENTRIES,
+	SKYPROF_A_FOLLOW_ENTRIES,
+	SKYPROF_A_SIDEBAND_USED,
+	SKYPROF_A_SIDEBAND_PINNED,
+	SKYPROF_A_FOLLOW_USED,
+	SKYPROF_A_SIDEBAND_BYTES,
 	__SKYPROF_A_MAX,
 };
 
@@ -210,6 +254,16 @@ enum skyprof_stat {
 	SKYPROF_STAT_MISSED,		/* hrtimer clock: periods that expired unserved */
 	SKYPROF_STAT_OFFCPU_SHORT,	/* off-CPU: blocks under OFFCPU_MIN_NS, not written */
 	SKYPROF_STAT_OFFCPU_FULL,	/* off-CPU: switch-outs not tracked, table full */
+	/* Side-band (SKYPROF_F_SIDEBAND) and following (SKYPROF_F_FOLLOW_FORKS). */
+	SKYPROF_STAT_SB_NOTED,		/* address spaces (and re-walks) noted by samples */
+	SKYPROF_STAT_SB_FULL,		/* samples whose address space found no slot */
+	SKYPROF_STAT_SB_REPORTS,	/* address spaces reported (SKYPROF_REC_ASPACE) */
+	SKYPROF_STAT_SB_RECORDS,	/* SKYPROF_REC_MMAP records written */
+	SKYPROF_STAT_SB_LOST,		/* side-band records lost: ring full */
+	SKYPROF_STAT_SB_WALK_NS,	/* time walking address spaces (process context) */
+	SKYPROF_STAT_SB_THROTTLED,	/* walks put off by the time budget */
+	SKYPROF_STAT_FOLLOW_ADDED,	/* processes that became targets by fork */
+	SKYPROF_STAT_FOLLOW_FULL,	/* forks not followed: table full */
 	__SKYPROF_STAT_MAX,
 };
 
@@ -281,6 +335,8 @@ struct skyprof_ring_ctl {
 enum skyprof_rec_type {
 	SKYPROF_REC_PAD = 1,	/* skip to the end of the data area */
 	SKYPROF_REC_SAMPLE = 2,	/* struct skyprof_sample */
+	SKYPROF_REC_MMAP = 3,	/* struct skyprof_mmap (SKYPROF_F_SIDEBAND) */
+	SKYPROF_REC_ASPACE = 4,	/* struct skyprof_aspace (SKYPROF_F_SIDEBAND) */
 };
 
 #define SKYPROF_REC_ALIGN	8
@@ -293,6 +349,11 @@ struct skyprof_rec_header {
 };
 
 #define SKYPROF_SAMPLE_VERSION	1
+/*
+ * The sample of a SKYPROF_F_SIDEBAND session: struct skyprof_sample, then
+ * struct skyprof_sample_as, then the arrays (see below).
+ */
+#define SKYPROF_SAMPLE_VERSION_AS 2
 
 /* struct skyprof_sample.flags */
 #define SKYPROF_SF_IN_KERNEL	(1U << 0)	/* the tick interrupted kernel mode */
@@ -313,6 +374,7 @@ struct skyprof_rec_header {
 
 /*
  * One sample. Layout after the fixed part, each 8-byte aligned:
+ *   struct skyprof_sample_as as;    version SKYPROF_SAMPLE_VERSION_AS only
  *   __u64 kernel_ips[nr_kernel];    innermost first
  *   __u64 user_ips[nr_user];        innermost first (user_ips[0] = user pc)
  *   struct skyprof_user_regs regs;  if flags & SKYPROF_SF_REGS
@@ -333,6 +395,92 @@ struct skyprof_sample {
 	__u16 nr_user;
 	__u32 ustack_size;	/* bytes actually copied */
 	char comm[16];		/* task comm, NUL padded */
+};
+
+/*
+ * SKYPROF_SAMPLE_VERSION_AS: the fixed part is followed by the sample's
+ * address space (SKYPROF_REC_ASPACE), before the arrays; 0 for none (a
+ * kernel thread, or no slot was free: SKYPROF_STAT_SB_FULL).
+ */
+struct skyprof_sample_as {
+	__u64 as_id;
+};
+
+/*
+ * Side-band records (SKYPROF_F_SIDEBAND), perf's MMAP2 for the address
+ * spaces the session sampled. An address space (a process between two
+ * execs: a new exec is a new one) gets an id, unique in the session and
+ * never reused, at its first sample; the samples carry it (as_id). In
+ * process context soon after, the module walks it and writes, in one go
+ * into one CPU's ring, a SKYPROF_REC_MMAP per executable file mapping
+ * (at most SKYPROF_SIDEBAND_MAPS_MAX), then one SKYPROF_REC_ASPACE that
+ * closes the report. A later sample that finds the address space's
+ * mappings changed (map count or layout) makes it report again: the
+ * mappings of every report add to those before, a range mapped anew
+ * replacing what it overlaps. A report whose records did not all fit in
+ * the ring is not closed (no ASPACE): it is tried again a little later,
+ * a few times, and counted in SKYPROF_STAT_SB_LOST.
+ * Side-band records of an address space come after its first samples in
+ * time (and may come in another CPU's ring): a reader holds a sample whose
+ * address space it does not know yet until the ASPACE record comes.
+ */
+#define SKYPROF_MMAP_VERSION	1
+#define SKYPROF_ASPACE_VERSION	1
+
+/* struct skyprof_mmap.flags */
+#define SKYPROF_MMAP_F_EXE	(1U << 0)	/* the file is the address space's executable */
+#define SKYPROF_MMAP_F_DELETED	(1U << 1)	/* unlinked ("(deleted)" cut from the path) */
+#define SKYPROF_MMAP_F_BUILD_ID	(1U << 2)	/* build_id holds build_id_size bytes */
+#define SKYPROF_MMAP_F_PATH_CUT	(1U << 3)	/* the path was too long: path is empty */
+
+#define SKYPROF_BUILD_ID_MAX	20
+
+struct skyprof_mmap {
+	struct skyprof_rec_header hdr;	/* type SKYPROF_REC_MMAP */
+	__u64 time_ns;		/* when the mappings were read */
+	__u64 as_id;
+	__u64 start;		/* [start, end) in the process */
+	__u64 end;
+	__u64 pgoff;		/* file offset of start, bytes */
+	/* The file's identity, as stat(2) would give it. */
+	__u64 ino;
+	__u64 size;		/* i_size */
+	__s64 mtime_sec;
+	__u32 mtime_nsec;
+	__u32 dev_major;	/* of the file's filesystem (st_dev) */
+	__u32 dev_minor;
+	__u32 generation;	/* i_generation: an inode number reused */
+	__u32 tgid;		/* initial pid namespace */
+	__u32 prot;		/* PROT_READ/WRITE/EXEC bits of the mapping */
+	__u32 flags;		/* SKYPROF_MMAP_F_* */
+	__u16 path_len;		/* bytes of path, its NUL included; >= 1 */
+	__u8 build_id_size;
+	__u8 reserved;		/* 0 */
+	__u8 build_id[SKYPROF_BUILD_ID_MAX];
+	__u32 reserved2;	/* 0 */
+	/*
+	 * char path[path_len], NUL terminated, as the process sees it
+	 * (resolved against its root, not the reader's), then zeroes to the
+	 * next 8 bytes.
+	 */
+};
+
+/* struct skyprof_aspace.flags */
+#define SKYPROF_ASPACE_F_FIRST	(1U << 0)	/* the first report of this address space */
+#define SKYPROF_ASPACE_F_MAPS_CUT (1U << 1)	/* more executable mappings than reported */
+#define SKYPROF_ASPACE_F_EXITED	(1U << 2)	/* the process had exited when it was read */
+#define SKYPROF_ASPACE_F_RETRIED (1U << 3)	/* an earlier try did not fit in the ring */
+
+struct skyprof_aspace {
+	struct skyprof_rec_header hdr;	/* type SKYPROF_REC_ASPACE */
+	__u64 time_ns;		/* when the mappings were read */
+	__u64 as_id;
+	__u64 first_ns;		/* time of the first sample that noted it */
+	__u32 tgid;		/* of the task whose sample noted it */
+	__u32 nr_maps;		/* SKYPROF_REC_MMAP records of this report */
+	__u32 report;		/* 0 first, then 1, 2, ... */
+	__u32 flags;		/* SKYPROF_ASPACE_F_* */
+	char comm[16];		/* of that task at its first sample, NUL padded */
 };
 
 /* ABI of user registers: perf's PERF_SAMPLE_REGS_ABI_* values. */
