@@ -72,6 +72,14 @@ static bool skyprof_tgid_listed(const u32 *tgids, u32 nr, u32 tgid)
 	return false;
 }
 
+/* Is the process tgid a target: listed, or followed from a listed one? */
+bool skyprof_filter_match_tgid(struct skyprof_session *s, u32 tgid)
+{
+	if (skyprof_tgid_listed(s->cfg.tgids, s->cfg.nr_tgids, tgid))
+		return true;
+	return s->follow && skyprof_follow_has(s->follow, tgid);
+}
+
 /*
  * The tgid and tid lists (a task must be in each one given) or the cgroup
  * (skyprof_filter_match has done the rest).
@@ -82,7 +90,7 @@ bool skyprof_filter_match_targets(struct skyprof_session *s, struct task_struct 
 	    !skyprof_tgid_listed(s->cfg.tids, s->cfg.nr_tids, task->pid))
 		return false;
 	if (s->cfg.nr_tgids)
-		return skyprof_tgid_listed(s->cfg.tgids, s->cfg.nr_tgids, task->tgid);
+		return skyprof_filter_match_tgid(s, task->tgid);
 #ifdef SKYPROF_CGROUP_FILTER
 	if (s->cgrp) {
 		bool in;

@@ -67,6 +67,12 @@ static const struct nla_policy skyprof_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_OWNER_PID]		= { .type = NLA_REJECT },
 	[SKYPROF_A_SAMPLES]		= { .type = NLA_REJECT },
 	[SKYPROF_A_LOST]		= { .type = NLA_REJECT },
+	[SKYPROF_A_SIDEBAND_ENTRIES]	= { .type = NLA_U32 },
+	[SKYPROF_A_FOLLOW_ENTRIES]	= { .type = NLA_U32 },
+	[SKYPROF_A_SIDEBAND_USED]	= { .type = NLA_REJECT },
+	[SKYPROF_A_SIDEBAND_PINNED]	= { .type = NLA_REJECT },
+	[SKYPROF_A_FOLLOW_USED]		= { .type = NLA_REJECT },
+	[SKYPROF_A_SIDEBAND_BYTES]	= { .type = NLA_REJECT },
 };
 
 #ifndef SKYPROF_GENL_STRICT
@@ -369,6 +375,25 @@ static int skyprof_parse_config(struct genl_info *info, struct skyprof_config *c
 				    "OFFCPU_ENTRIES: not a power of two");
 		return -EINVAL;
 	}
+	if (!skyprof_get_u32(info, SKYPROF_A_SIDEBAND_ENTRIES, SKYPROF_SIDEBAND_ENTRIES_MIN,
+			     SKYPROF_SIDEBAND_ENTRIES_MAX, SKYPROF_SIDEBAND_ENTRIES_DEFAULT,
+			     &cfg->sideband_entries) || !is_power_of_2(cfg->sideband_entries)) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_SIDEBAND_ENTRIES],
+				    "SIDEBAND_ENTRIES: not a power of two in SKYPROF_SIDEBAND_ENTRIES_MIN..MAX");
+		return -EINVAL;
+	}
+	if (!skyprof_get_u32(info, SKYPROF_A_FOLLOW_ENTRIES, SKYPROF_FOLLOW_ENTRIES_MIN,
+			     SKYPROF_FOLLOW_ENTRIES_MAX, SKYPROF_FOLLOW_ENTRIES_DEFAULT,
+			     &cfg->follow_entries) || !is_power_of_2(cfg->follow_entries)) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_FOLLOW_ENTRIES],
+				    "FOLLOW_ENTRIES: not a power of two in SKYPROF_FOLLOW_ENTRIES_MIN..MAX");
+		return -EINVAL;
+	}
+	if ((cfg->flags & SKYPROF_F_FOLLOW_FORKS) && !skyprof_follow_available()) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_FLAGS],
+				    "FLAGS: cannot follow forks on this kernel (sched tracepoints)");
+		return -EOPNOTSUPP;
+	}
 	if (!skyprof_get_u32(info, SKYPROF_A_RING_PAGES,
 			     SKYPROF_RING_PAGES_MIN, SKYPROF_RING_PAGES_MAX,
 			     SKYPROF_RING_PAGES_DEFAULT, &cfg->ring_pages)) {
@@ -400,6 +425,11 @@ static int skyprof_parse_config(struct genl_info *info, struct skyprof_config *c
 		return -EINVAL;
 	}
 	ret = skyprof_parse_targets(info, cfg);
+	if (!ret && (cfg->flags & SKYPROF_F_FOLLOW_FORKS) && !cfg->nr_tgids) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SKYPROF_A_FLAGS],
+				    "FLAGS: FOLLOW_FORKS needs TARGET_TGIDS");
+		ret = -EINVAL;
+	}
 	return ret;
 }
 
@@ -415,6 +445,9 @@ static u32 skyprof_caps(void)
 		caps |= SKYPROF_CAP_CGROUP;
 	if (skyprof_offcpu_available())
 		caps |= SKYPROF_CAP_OFFCPU;
+	caps |= SKYPROF_CAP_SIDEBAND;
+	if (skyprof_follow_available())
+		caps |= SKYPROF_CAP_FOLLOW;
 	return caps;
 }
 
@@ -446,7 +479,9 @@ static int skyprof_cmd_get_info(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, SKYPROF_A_RING_PAGES_MAX, SKYPROF_RING_PAGES_MAX) ||
 	    nla_put_u32(msg, SKYPROF_A_PAGE_SIZE, PAGE_SIZE) ||
 	    nla_put_u64_64bit(msg, SKYPROF_A_RING_BYTES, skyprof_ring_bytes(), SKYPROF_A_PAD) ||
-	    nla_put_u64_64bit(msg, SKYPROF_A_OFFCPU_BYTES, skyprof_offcpu_bytes(), SKYPROF_A_PAD))
+	    nla_put_u64_64bit(msg, SKYPROF_A_OFFCPU_BYTES, skyprof_offcpu_bytes(), SKYPROF_A_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_A_SIDEBAND_BYTES,
+			      skyprof_sideband_bytes() + skyprof_follow_bytes(), SKYPROF_A_PAD))
 		goto err_size;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -461,7 +496,8 @@ static const u8 skyprof_start_attrs[] = {
 	SKYPROF_A_MAX_DEPTH, SKYPROF_A_USTACK_BYTES, SKYPROF_A_OFFCPU_MIN_NS,
 	SKYPROF_A_RING_PAGES, SKYPROF_A_WATERMARK_PCT, SKYPROF_A_BUDGET_PCT,
 	SKYPROF_A_TARGET_TGIDS, SKYPROF_A_TARGET_CGROUP, SKYPROF_A_OFFCPU_ENTRIES,
-	SKYPROF_A_TARGET_TIDS, SKYPROF_A_TARGET_CPUS,
+	SKYPROF_A_TARGET_TIDS, SKYPROF_A_TARGET_CPUS, SKYPROF_A_SIDEBAND_ENTRIES,
+	SKYPROF_A_FOLLOW_ENTRIES,
 };
 
 static int skyprof_cmd_session_start(struct sk_buff *skb, struct genl_info *info)
@@ -583,7 +619,18 @@ static int skyprof_put_cpu_stats(struct sk_buff *msg, unsigned int cpu,
 	    nla_put_u64_64bit(msg, SKYPROF_STAT_MISSED, st->missed, SKYPROF_STAT_PAD) ||
 	    nla_put_u64_64bit(msg, SKYPROF_STAT_OFFCPU_SHORT, st->offcpu_short,
 			      SKYPROF_STAT_PAD) ||
-	    nla_put_u64_64bit(msg, SKYPROF_STAT_OFFCPU_FULL, st->offcpu_full, SKYPROF_STAT_PAD))
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_OFFCPU_FULL, st->offcpu_full, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_SB_NOTED, st->sb_noted, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_SB_FULL, st->sb_full, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_SB_REPORTS, st->sb_reports, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_SB_RECORDS, st->sb_records, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_SB_LOST, st->sb_lost, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_SB_WALK_NS, st->sb_walk_ns, SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_SB_THROTTLED, st->sb_throttled,
+			      SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_FOLLOW_ADDED, st->follow_added,
+			      SKYPROF_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, SKYPROF_STAT_FOLLOW_FULL, st->follow_full, SKYPROF_STAT_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -606,7 +653,7 @@ static int skyprof_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 	ret = skyprof_get_id(info, &id);
 	if (ret)
 		return ret;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + nr_cpu_ids * 200, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + nr_cpu_ids * 400, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &skyprof_genl_family, 0, SKYPROF_CMD_GET_STATS);
@@ -629,6 +676,17 @@ static int skyprof_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 		      nla_put_u32(msg, SKYPROF_A_OFFCPU_USED, ost.used) ||
 		      nla_put_u64_64bit(msg, SKYPROF_A_OFFCPU_EXITED, ost.exited, SKYPROF_A_PAD);
 	}
+	if (!ret && s->sb) {
+		struct skyprof_sideband_stats sst;
+
+		skyprof_sideband_read_stats(s, &sst);
+		ret = nla_put_u32(msg, SKYPROF_A_SIDEBAND_ENTRIES, sst.entries) ||
+		      nla_put_u32(msg, SKYPROF_A_SIDEBAND_USED, sst.used) ||
+		      nla_put_u32(msg, SKYPROF_A_SIDEBAND_PINNED, sst.pinned);
+	}
+	if (!ret && s->follow)
+		ret = nla_put_u32(msg, SKYPROF_A_FOLLOW_ENTRIES, s->cfg.follow_entries) ||
+		      nla_put_u32(msg, SKYPROF_A_FOLLOW_USED, skyprof_follow_used(s));
 	for_each_possible_cpu(cpu) {
 		if (ret)
 			break;

@@ -25,6 +25,7 @@ static int __init skyprof_init(void)
 		return ret;
 	skyprof_perf_init();
 	skyprof_offcpu_init();
+	skyprof_follow_init();
 	ret = skyprof_chardev_init();
 	if (ret)
 		goto err_sessions;
@@ -44,6 +45,7 @@ static void __exit skyprof_exit(void)
 {
 	skyprof_sessions_end_all();
 	skyprof_offcpu_exit();
+	skyprof_follow_exit();
 	skyprof_genl_exit();
 	skyprof_chardev_exit();
 	skyprof_sessions_exit();

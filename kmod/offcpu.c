@@ -86,6 +86,7 @@
 struct skyprof_offcpu_entry {
 	u64 t_out;
 	u64 cgroup_id;
+	u64 as_id;			/* SKYPROF_F_SIDEBAND */
 	u32 tgid;
 	u32 tid;
 	u32 flags;			/* SKYPROF_SF_* */
@@ -214,6 +215,7 @@ static void skyprof_offcpu_out(struct skyprof_pcpu *pc, struct task_struct *prev
 	 * is part of being switched out.
 	 */
 	e->t_out = now;
+	e->as_id = s->sb ? skyprof_sideband_note(pc, prev, now) : 0;
 	e->tgid = prev->tgid;
 	e->tid = prev->pid;
 	e->flags = SKYPROF_SF_OFFCPU | SKYPROF_SF_IN_KERNEL;
@@ -242,6 +244,7 @@ static void skyprof_offcpu_in(struct skyprof_pcpu *pc, struct task_struct *next,
 	struct skyprof_offcpu *t = s->off;
 	struct skyprof_offcpu_entry *e;
 	struct skyprof_sample *rec;
+	u32 fixed = sizeof(*rec) + (s->sb ? sizeof(struct skyprof_sample_as) : 0);
 	u64 blocked;
 	u32 size;
 	int k;
@@ -255,7 +258,7 @@ static void skyprof_offcpu_in(struct skyprof_pcpu *pc, struct task_struct *next,
 		pc->st.offcpu_short++;
 		goto out;
 	}
-	size = sizeof(*rec) + sizeof(u64) * (e->nr_kernel + e->nr_user);
+	size = fixed + sizeof(u64) * (e->nr_kernel + e->nr_user);
 	rec = skyprof_ring_reserve(pc->ring, size);
 	if (!rec) {
 		pc->st.drops++;
@@ -266,7 +269,7 @@ static void skyprof_offcpu_in(struct skyprof_pcpu *pc, struct task_struct *next,
 	skyprof_sample_fixed_check();
 	rec->hdr.size = size;
 	rec->hdr.type = SKYPROF_REC_SAMPLE;
-	rec->hdr.version = SKYPROF_SAMPLE_VERSION;
+	rec->hdr.version = s->sample_version;
 	rec->time_ns = now;
 	rec->weight = blocked;
 	rec->cgroup_id = e->cgroup_id;
@@ -278,7 +281,9 @@ static void skyprof_offcpu_in(struct skyprof_pcpu *pc, struct task_struct *next,
 	rec->nr_user = e->nr_user;
 	rec->ustack_size = 0;
 	memcpy(rec->comm, e->comm, sizeof(rec->comm));
-	memcpy(rec + 1, e->ips, sizeof(u64) * (e->nr_kernel + e->nr_user));
+	if (s->sb)
+		((struct skyprof_sample_as *)(rec + 1))->as_id = e->as_id;
+	memcpy((u8 *)rec + fixed, e->ips, sizeof(u64) * (e->nr_kernel + e->nr_user));
 	pc->st.samples++;
 	if (skyprof_ring_commit(pc->ring, size)) {
 		set_bit(SKYPROF_PEND_WATERMARK, &pc->pending);

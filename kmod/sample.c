@@ -29,6 +29,7 @@ static void skyprof_record(struct skyprof_pcpu *pc, struct pt_regs *regs, u64 no
 	struct skyprof_session *s = pc->s;
 	struct skyprof_sample *rec = skyprof_ring_reserve_inplace(pc->ring, s->max_rec);
 	bool inplace = rec;
+	struct skyprof_sample_as *as;
 	u64 *ips;
 	struct pt_regs *uregs = NULL;
 	unsigned int nu = 0;
@@ -39,11 +40,16 @@ static void skyprof_record(struct skyprof_pcpu *pc, struct pt_regs *regs, u64 no
 
 	if (!inplace)
 		rec = pc->scratch;
+	as = (struct skyprof_sample_as *)(rec + 1);
 	ips = (u64 *)(rec + 1);
+	if (s->sb) {
+		as->as_id = skyprof_sideband_note(pc, current, now);
+		ips = (u64 *)(as + 1);
+	}
 	/* Every field of the fixed part is set below (see the top). */
 	skyprof_sample_fixed_check();
 	rec->hdr.type = SKYPROF_REC_SAMPLE;
-	rec->hdr.version = SKYPROF_SAMPLE_VERSION;
+	rec->hdr.version = s->sample_version;
 	rec->time_ns = now;
 	rec->weight = 1;
 	rec->cpu = pc->cpu;

@@ -61,6 +61,9 @@ u32 skyprof_record_max(const struct skyprof_config *cfg)
 {
 	u32 size = sizeof(struct skyprof_sample) + 2 * sizeof(u64) * cfg->max_depth;
 
+	if (cfg->flags & SKYPROF_F_SIDEBAND)
+		size += sizeof(struct skyprof_sample_as);
+
 	if (cfg->ustack_bytes)
 		size += sizeof(struct skyprof_user_regs) +
 			ALIGN(cfg->ustack_bytes, SKYPROF_REC_ALIGN);
@@ -123,6 +126,8 @@ static void skyprof_pcpu_work(struct irq_work *work)
 		set_bit(pc->cpu, s->thr_cpus);
 		events = true;
 	}
+	if (test_and_clear_bit(SKYPROF_PEND_SIDEBAND, &pc->pending))
+		skyprof_sideband_kick(s);
 	if (events)
 		queue_work(skyprof_wq, &s->event_work);
 }
@@ -153,6 +158,8 @@ static void skyprof_session_free(struct skyprof_session *s)
 		free_percpu(s->pcpu);
 	}
 	skyprof_offcpu_free(s);
+	skyprof_sideband_free(s);
+	skyprof_follow_free(s);
 	if (s->rings)
 		skyprof_rings_put(s->rings);
 	bitmap_free(s->wm_cpus);
@@ -191,12 +198,28 @@ static void skyprof_session_unlink(struct skyprof_session *s)
 }
 
 /*
+ * After the sources stopped: waits out the deferred work of the handlers.
+ * The irq_works kick the side-band worker only while the session runs,
+ * and the worker queues irq_works (wakeups), hence the second sync.
+ */
+static void skyprof_session_drain(struct skyprof_session *s)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(s->pcpu, cpu)->work);
+	skyprof_sideband_stop(s);
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(s->pcpu, cpu)->work);
+	cancel_work_sync(&s->event_work);
+}
+
+/*
  * The one teardown, in reverse order of skyprof_session_start(). Process
  * context, skyprof_sessions_mutex held, ->ending claimed by the caller.
  */
 static void skyprof_session_destroy(struct skyprof_session *s)
 {
-	unsigned int cpu;
 	u32 id = s->id, reason = s->end_reason;
 
 	WRITE_ONCE(s->running, false);
@@ -206,15 +229,14 @@ static void skyprof_session_destroy(struct skyprof_session *s)
 	else
 		/* Offline callback on every online CPU: cancel timers, release events. */
 		skyprof_cpuhp_remove_instance(skyprof_cpuhp_state, &s->cpuhp_node);
+	skyprof_follow_stop(s);
 	/*
 	 * A perf handler (NMI or hrtimer hardirq) that fetched its context
 	 * before its event went away is an RCU reader; wait it out before the
 	 * per-CPU state goes.
 	 */
 	synchronize_rcu();
-	for_each_possible_cpu(cpu)
-		irq_work_sync(&per_cpu_ptr(s->pcpu, cpu)->work);
-	cancel_work_sync(&s->event_work);
+	skyprof_session_drain(s);
 	skyprof_session_unlink(s);
 	skyprof_rings_end(s->rings);
 	skyprof_session_free(s);
@@ -321,6 +343,22 @@ int skyprof_session_start(struct skyprof_config *cfg, u32 portid,
 		if (ret)
 			goto err_free;
 	}
+	s->sample_version = SKYPROF_SAMPLE_VERSION;
+	if (s->cfg.flags & SKYPROF_F_SIDEBAND) {
+		s->sample_version = SKYPROF_SAMPLE_VERSION_AS;
+		ret = skyprof_sideband_alloc(s);
+		if (ret) {
+			NL_SET_ERR_MSG_MOD(extack, "out of memory for the side-band table");
+			goto err_free;
+		}
+	}
+	if (s->cfg.flags & SKYPROF_F_FOLLOW_FORKS) {
+		ret = skyprof_follow_alloc(s);
+		if (ret) {
+			NL_SET_ERR_MSG_MOD(extack, "out of memory for the followed processes");
+			goto err_free;
+		}
+	}
 	ret = skyprof_filter_setup(s, extack);
 	if (ret)
 		goto err_free;
@@ -368,7 +406,16 @@ int skyprof_session_start(struct skyprof_config *cfg, u32 portid,
 	skyprof_sessions[slot] = s;
 	spin_unlock(&skyprof_sessions_lock);
 
-	if (s->cfg.mode == SKYPROF_MODE_OFFCPU) {
+	ret = 0;
+	if (s->follow) {
+		/* Before the sources: no fork of a target goes unseen once they run. */
+		ret = skyprof_follow_start(s);
+		if (ret)
+			NL_SET_ERR_MSG_MOD(extack, "could not attach to the fork tracepoint");
+	}
+	if (ret) {
+		/* Nothing else started. */
+	} else if (s->cfg.mode == SKYPROF_MODE_OFFCPU) {
 		ret = skyprof_offcpu_start(s);
 		if (ret)
 			NL_SET_ERR_MSG_MOD(extack, "could not attach to the scheduler tracepoints");
@@ -380,13 +427,12 @@ int skyprof_session_start(struct skyprof_config *cfg, u32 portid,
 	}
 	if (ret) {
 		WRITE_ONCE(s->running, false);
+		skyprof_follow_stop(s);
 		skyprof_session_unlink(s);
 		mutex_unlock(&skyprof_sessions_mutex);
 		/* The core rolled the started CPUs back; drain their leftovers. */
 		synchronize_rcu();
-		for_each_possible_cpu(cpu)
-			irq_work_sync(&per_cpu_ptr(s->pcpu, cpu)->work);
-		cancel_work_sync(&s->event_work);
+		skyprof_session_drain(s);
 		goto err_free;
 	}
 	WRITE_ONCE(s->starting, false);
@@ -473,6 +519,15 @@ void skyprof_session_read_stats(struct skyprof_session *s, unsigned int cpu,
 	out->missed = READ_ONCE(st->missed);
 	out->offcpu_short = READ_ONCE(st->offcpu_short);
 	out->offcpu_full = READ_ONCE(st->offcpu_full);
+	out->sb_noted = READ_ONCE(st->sb_noted);
+	out->sb_full = READ_ONCE(st->sb_full);
+	out->sb_reports = READ_ONCE(st->sb_reports);
+	out->sb_records = READ_ONCE(st->sb_records);
+	out->sb_lost = READ_ONCE(st->sb_lost);
+	out->sb_walk_ns = READ_ONCE(st->sb_walk_ns);
+	out->sb_throttled = READ_ONCE(st->sb_throttled);
+	out->follow_added = READ_ONCE(st->follow_added);
+	out->follow_full = READ_ONCE(st->follow_full);
 }
 
 /* Looks up a session for SKYPROF_IOC_BIND; returns a rings reference. */

@@ -12,6 +12,9 @@
  *   source_perf.c     perf_event kernel counters (hw cycles, sw cpu-clock)
  *   source_hrtimer.c  per-CPU pinned hard hrtimers
  *   offcpu.c          off-CPU mode: sched_switch probes, table of blocked tasks
+ *   sideband.c        the address spaces sampled: noted by samples, their
+ *                     executable mappings written into the ring
+ *   follow.c          following forks: fork/exit probes, table of processes
  *   unwind_kernel.c   kernel stacks through the arch unwinder
  *   unwind_user.c     user regs, frame-pointer walk, raw user-stack copy
  *   chardev.c         /dev/skyprof: bind, mmap, poll
@@ -54,11 +57,21 @@ struct skyprof_cpu_stats {
 	u64 missed;
 	u64 offcpu_short;
 	u64 offcpu_full;
+	u64 sb_noted;
+	u64 sb_full;
+	u64 sb_reports;
+	u64 sb_records;
+	u64 sb_lost;
+	u64 sb_walk_ns;
+	u64 sb_throttled;
+	u64 follow_added;
+	u64 follow_full;
 };
 
 /* Bits of skyprof_pcpu.pending, set by the handler, consumed by irq_work. */
 #define SKYPROF_PEND_WATERMARK	0
 #define SKYPROF_PEND_THROTTLED	1
+#define SKYPROF_PEND_SIDEBAND	2
 
 /*
  * Per session, per CPU. Everything but the stats is touched only by code
@@ -92,6 +105,8 @@ struct skyprof_config {
 	u32 budget_pct;
 	u64 offcpu_min_ns;
 	u32 offcpu_entries;
+	u32 sideband_entries;
+	u32 follow_entries;
 	u32 *tgids;			/* sorted, unique; owned by the config */
 	u32 nr_tgids;
 	u32 *tids;			/* sorted, unique; owned by the config */
@@ -125,6 +140,9 @@ struct skyprof_session {
 	struct hlist_node cpuhp_node;
 	struct skyprof_pcpu __percpu *pcpu;
 	struct skyprof_offcpu *off;	/* off-CPU mode only */
+	struct skyprof_sideband *sb;	/* SKYPROF_F_SIDEBAND only */
+	struct skyprof_follow *follow;	/* SKYPROF_F_FOLLOW_FORKS only */
+	u32 sample_version;		/* of its samples: SKYPROF_SAMPLE_VERSION(_AS) */
 	struct skyprof_rings *rings;
 	unsigned long *wm_cpus;		/* CPUs whose watermark event is due */
 	unsigned long *thr_cpus;	/* CPUs whose throttle event is due */
@@ -164,6 +182,7 @@ void skyprof_sample(struct skyprof_pcpu *pc, struct pt_regs *regs);
 int skyprof_filter_setup(struct skyprof_session *s, struct netlink_ext_ack *extack);
 void skyprof_filter_release(struct skyprof_session *s);
 bool skyprof_filter_match_targets(struct skyprof_session *s, struct task_struct *task);
+bool skyprof_filter_match_tgid(struct skyprof_session *s, u32 tgid);
 
 /*
  * Is task a target of s? Inline for the tick path: the common case (every
@@ -214,6 +233,39 @@ int skyprof_offcpu_start(struct skyprof_session *s);
 void skyprof_offcpu_stop(struct skyprof_session *s);
 void skyprof_offcpu_exit(void);
 void skyprof_offcpu_read_stats(struct skyprof_session *s, struct skyprof_offcpu_stats *out);
+
+/* ---- sideband.c --------------------------------------------------------- */
+
+struct skyprof_sideband;
+
+struct skyprof_sideband_stats {
+	u32 entries;			/* table slots */
+	u32 used;			/* slots holding an address space */
+	u32 pinned;			/* of them, kept alive until reported */
+};
+
+u64 skyprof_sideband_bytes(void);
+int skyprof_sideband_alloc(struct skyprof_session *s);
+void skyprof_sideband_stop(struct skyprof_session *s);
+void skyprof_sideband_free(struct skyprof_session *s);
+u64 skyprof_sideband_note(struct skyprof_pcpu *pc, struct task_struct *task, u64 now);
+void skyprof_sideband_kick(struct skyprof_session *s);
+void skyprof_sideband_read_stats(struct skyprof_session *s, struct skyprof_sideband_stats *out);
+
+/* ---- follow.c ----------------------------------------------------------- */
+
+struct skyprof_follow;
+
+void skyprof_follow_init(void);
+bool skyprof_follow_available(void);
+u64 skyprof_follow_bytes(void);
+int skyprof_follow_alloc(struct skyprof_session *s);
+void skyprof_follow_free(struct skyprof_session *s);
+int skyprof_follow_start(struct skyprof_session *s);
+void skyprof_follow_stop(struct skyprof_session *s);
+void skyprof_follow_exit(void);
+bool skyprof_follow_has(const struct skyprof_follow *t, u32 tgid);
+u32 skyprof_follow_used(struct skyprof_session *s);
 
 /* ---- unwinding --------------------------------------------------------- */
 

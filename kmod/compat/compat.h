@@ -412,7 +412,14 @@ static void name(void *data, struct task_struct *p, bool group_dead)			\
 #define SKYPROF_OFFCPU 1
 #endif
 
-#ifdef SKYPROF_OFFCPU
+/* Following forks (SKYPROF_F_FOLLOW_FORKS): the fork and exit probes. */
+#if defined(SKYPROF_HAVE_SCHED_PROCESS_FORK) && defined(SKYPROF_HAVE_SCHED_EXIT_PROBE) && \
+	(defined(SKYPROF_TRACEPOINT_BY_PTR) || defined(SKYPROF_TRACEPOINT_BY_NAME))
+#define SKYPROF_FOLLOW 1
+#endif
+
+#if defined(SKYPROF_TRACEPOINT_BY_PTR) || defined(SKYPROF_TRACEPOINT_BY_NAME)
+#define SKYPROF_TRACEPOINTS 1
 #include <linux/tracepoint.h>
 
 /* A kernel tracepoint, looked up once (skyprof_tracepoints_find). */
@@ -472,7 +479,7 @@ static inline void skyprof_tracepoint_unregister(struct skyprof_tracepoint *t, v
 	tracepoint_probe_unregister(t->name, probe, NULL);
 #endif
 }
-#endif /* SKYPROF_OFFCPU */
+#endif /* SKYPROF_TRACEPOINTS */
 
 /* ---- stacks ------------------------------------------------------------- */
 
