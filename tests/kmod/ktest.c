@@ -82,13 +82,15 @@ static int get_info(struct ktest_nl *nl, struct info *in, bool print)
 	if (print) {
 		printf("module_version=%s\n", nla_get_string(tb[SKYPROF_A_MODULE_VERSION]));
 		printf("abi_version=%u\n", nla_get_u32(tb[SKYPROF_A_ABI_VERSION]));
-		printf("caps=0x%x%s%s%s%s%s%s\n", in->caps,
+		printf("caps=0x%x%s%s%s%s%s%s%s%s\n", in->caps,
 		       in->caps & SKYPROF_CAP_PERF_HW ? " perf_hw" : "",
 		       in->caps & SKYPROF_CAP_PERF_SW ? " perf_sw" : "",
 		       in->caps & SKYPROF_CAP_HRTIMER ? " hrtimer" : "",
 		       in->caps & SKYPROF_CAP_OFFCPU ? " offcpu" : "",
 		       in->caps & SKYPROF_CAP_USTACK_COPY ? " ustack_copy" : "",
-		       in->caps & SKYPROF_CAP_CGROUP ? " cgroup" : "");
+		       in->caps & SKYPROF_CAP_CGROUP ? " cgroup" : "",
+		       in->caps & SKYPROF_CAP_SIDEBAND ? " sideband" : "",
+		       in->caps & SKYPROF_CAP_FOLLOW ? " follow" : "");
 		printf("nr_cpu_ids=%u\n", in->nr_cpu_ids);
 		if (tb[SKYPROF_A_MAX_SESSIONS])
 			printf("max_sessions=%u\n", nla_get_u32(tb[SKYPROF_A_MAX_SESSIONS]));
@@ -100,6 +102,9 @@ static int get_info(struct ktest_nl *nl, struct info *in, bool print)
 		printf("page_size=%u\n", in->page_size);
 		printf("ring_bytes=%llu\n", (unsigned long long)in->ring_bytes);
 		printf("offcpu_bytes=%llu\n", (unsigned long long)in->offcpu_bytes);
+		if (tb[SKYPROF_A_SIDEBAND_BYTES])
+			printf("sideband_bytes=%llu\n",
+			       (unsigned long long)nla_get_u64(tb[SKYPROF_A_SIDEBAND_BYTES]));
 	}
 	ktest_reply_free(&rep);
 	return 0;
@@ -215,7 +220,8 @@ static void usage_record(void)
 		"       [-w WATERMARK%%] [-t TGID[,TGID..]] [-g CGROUP] [-o DUMP]\n"
 		"       [--stall SECONDS] [--hold SECONDS] [--expect-clock NAME]\n"
 		"       [-m on|off] [--offcpu-min NS] [--entries N] [--ready-file PATH]\n"
-		"       [--until-gone PID]   (-F also takes pre: F_OFFCPU_PREEMPT)\n");
+		"       [--until-gone PID]   (-F also takes pre: F_OFFCPU_PREEMPT,\n"
+		"       sb: F_SIDEBAND, follow: F_FOLLOW_FORKS)\n");
 }
 
 static int parse_clock(const char *s)
@@ -313,6 +319,10 @@ static int cmd_record(int argc, char **argv)
 					o.flags |= SKYPROF_F_KTHREADS;
 				else if (!strcmp(tok, "pre"))
 					o.flags |= SKYPROF_F_OFFCPU_PREEMPT;
+				else if (!strcmp(tok, "sb"))
+					o.flags |= SKYPROF_F_SIDEBAND;
+				else if (!strcmp(tok, "follow"))
+					o.flags |= SKYPROF_F_FOLLOW_FORKS;
 			}
 			break;
 		case 'b':
@@ -491,6 +501,19 @@ static int cmd_record(int argc, char **argv)
 	       (unsigned long long)sum.v[SKYPROF_STAT_FILTERED],
 	       (unsigned long long)sum.v[SKYPROF_STAT_NESTED],
 	       (unsigned long long)sum.v[SKYPROF_STAT_MISSED]);
+	printf("sb_mmaps=%llu sb_aspaces=%llu sb_noted=%llu sb_full=%llu sb_reports=%llu "
+	       "sb_records=%llu sb_lost=%llu sb_walk_ns=%llu sb_throttled=%llu follow_added=%llu "
+	       "follow_full=%llu\n",
+	       (unsigned long long)r.mmaps, (unsigned long long)r.aspaces,
+	       (unsigned long long)sum.v[SKYPROF_STAT_SB_NOTED],
+	       (unsigned long long)sum.v[SKYPROF_STAT_SB_FULL],
+	       (unsigned long long)sum.v[SKYPROF_STAT_SB_REPORTS],
+	       (unsigned long long)sum.v[SKYPROF_STAT_SB_RECORDS],
+	       (unsigned long long)sum.v[SKYPROF_STAT_SB_LOST],
+	       (unsigned long long)sum.v[SKYPROF_STAT_SB_WALK_NS],
+	       (unsigned long long)sum.v[SKYPROF_STAT_SB_THROTTLED],
+	       (unsigned long long)sum.v[SKYPROF_STAT_FOLLOW_ADDED],
+	       (unsigned long long)sum.v[SKYPROF_STAT_FOLLOW_FULL]);
 	if (sum.has_offcpu)
 		printf("offcpu_entries=%llu offcpu_used=%llu offcpu_exited=%llu offcpu_short=%llu "
 		       "offcpu_full=%llu weight_sum=%llu\n",

@@ -71,15 +71,33 @@ static bool ktest_all_zero(const uint8_t *p, size_t n)
 }
 
 /* Checks one sample record; returns false if malformed, counts padding errors. */
+/* The arrays of a sample: after the fixed part, and its as_id in version 2. */
+static const uint64_t *ktest_sample_ips(const struct skyprof_sample *s)
+{
+	if (s->hdr.version == SKYPROF_SAMPLE_VERSION_AS)
+		return (const uint64_t *)((const struct skyprof_sample_as *)(s + 1) + 1);
+	return (const uint64_t *)(s + 1);
+}
+
+static uint64_t ktest_sample_as(const struct skyprof_sample *s)
+{
+	if (s->hdr.version == SKYPROF_SAMPLE_VERSION_AS)
+		return ((const struct skyprof_sample_as *)(s + 1))->as_id;
+	return 0;
+}
+
 static bool ktest_check_sample(struct ktest_rings *r, const struct skyprof_sample *s, int cpu)
 {
-	const uint64_t *ips = (const uint64_t *)(s + 1);
-	size_t want = sizeof(*s) + 8 * ((size_t)s->nr_kernel + s->nr_user);
+	const uint64_t *ips = ktest_sample_ips(s);
+	size_t want = (const uint8_t *)ips - (const uint8_t *)s +
+		      8 * ((size_t)s->nr_kernel + s->nr_user);
 	const uint8_t *p = (const uint8_t *)(ips + s->nr_kernel + s->nr_user);
 	bool pad_ok = true;
 	size_t i, n;
 
-	if (s->hdr.size < sizeof(*s) || s->hdr.version != SKYPROF_SAMPLE_VERSION ||
+	if (s->hdr.size < want - 8 * ((size_t)s->nr_kernel + s->nr_user) ||
+	    (s->hdr.version != SKYPROF_SAMPLE_VERSION &&
+	     s->hdr.version != SKYPROF_SAMPLE_VERSION_AS) ||
 	    s->cpu != (uint32_t)cpu || s->nr_kernel > SKYPROF_MAX_DEPTH ||
 	    s->nr_user > SKYPROF_MAX_DEPTH)
 		return false;
@@ -115,7 +133,7 @@ static bool ktest_check_sample(struct ktest_rings *r, const struct skyprof_sampl
 
 static void ktest_dump_sample(FILE *f, const struct skyprof_sample *s)
 {
-	const uint64_t *ips = (const uint64_t *)(s + 1);
+	const uint64_t *ips = ktest_sample_ips(s);
 	char comm[17];
 	int i;
 
@@ -132,7 +150,71 @@ static void ktest_dump_sample(FILE *f, const struct skyprof_sample *s)
 	fprintf(f, " u=");
 	for (i = 0; i < s->nr_user; i++)
 		fprintf(f, "%s%llx", i ? "," : "", (unsigned long long)ips[s->nr_kernel + i]);
-	fprintf(f, " us=%u w=%llu\n", s->ustack_size, (unsigned long long)s->weight);
+	fprintf(f, " us=%u w=%llu as=%llu\n", s->ustack_size, (unsigned long long)s->weight,
+		(unsigned long long)ktest_sample_as(s));
+}
+
+/*
+ * A side-band record: well framed (the path inside, NUL terminated where
+ * path_len says, zeroes after it and in every reserved field), dumped as
+ *   M as_id tgid start end pgoff ino major:minor size mtime flags path
+ *   A as_id tgid nr_maps report flags first_ns time_ns comm
+ */
+static bool ktest_check_sideband(struct ktest_rings *r, const struct skyprof_rec_header *h)
+{
+	if (h->type == SKYPROF_REC_MMAP) {
+		const struct skyprof_mmap *m = (const void *)h;
+		const char *path = (const char *)(m + 1);
+		size_t i;
+
+		if (h->version != SKYPROF_MMAP_VERSION || h->size < sizeof(*m) || !m->path_len ||
+		    sizeof(*m) + m->path_len > h->size ||
+		    ((sizeof(*m) + m->path_len + 7) & ~(size_t)7) != h->size ||
+		    path[m->path_len - 1] || strlen(path) != (size_t)m->path_len - 1 ||
+		    m->start >= m->end || m->build_id_size > SKYPROF_BUILD_ID_MAX)
+			return false;
+		if (m->reserved || m->reserved2 || !(m->prot & 4) ||
+		    !ktest_all_zero((const uint8_t *)path + m->path_len,
+				    h->size - sizeof(*m) - m->path_len))
+			r->padding_errors++;
+		for (i = m->build_id_size; i < SKYPROF_BUILD_ID_MAX; i++)
+			if (m->build_id[i])
+				r->padding_errors++;
+		r->mmaps++;
+		if (r->dump)
+			fprintf(r->dump, "M %llu %u %llx %llx %llx %llu %u:%u %llu %lld.%09u %x %s\n",
+				(unsigned long long)m->as_id, m->tgid,
+				(unsigned long long)m->start, (unsigned long long)m->end,
+				(unsigned long long)m->pgoff, (unsigned long long)m->ino,
+				m->dev_major, m->dev_minor, (unsigned long long)m->size,
+				(long long)m->mtime_sec, m->mtime_nsec, m->flags,
+				path[0] ? path : "-");
+		return true;
+	}
+	{
+		const struct skyprof_aspace *a = (const void *)h;
+		char comm[17];
+		size_t n;
+
+		if (h->version != SKYPROF_ASPACE_VERSION || h->size != sizeof(*a) || !a->as_id)
+			return false;
+		n = strnlen(a->comm, sizeof(a->comm));
+		if (n == sizeof(a->comm) ||
+		    !ktest_all_zero((const uint8_t *)a->comm + n, sizeof(a->comm) - n))
+			r->padding_errors++;
+		r->aspaces++;
+		memcpy(comm, a->comm, 16);
+		comm[16] = 0;
+		for (n = 0; comm[n]; n++)
+			if (comm[n] == ' ' || comm[n] == '\t')
+				comm[n] = '_';
+		if (r->dump)
+			fprintf(r->dump, "A %llu %u %u %u %x %llu %llu %s\n",
+				(unsigned long long)a->as_id, a->tgid, a->nr_maps, a->report,
+				a->flags, (unsigned long long)a->first_ns,
+				(unsigned long long)a->time_ns, comm[0] ? comm : "-");
+		return true;
+	}
 }
 
 static uint64_t ktest_ring_drain(struct ktest_rings *r, int cpu)
@@ -175,6 +257,9 @@ static uint64_t ktest_ring_drain(struct ktest_rings *r, int cpu)
 				if (r->dump)
 					ktest_dump_sample(r->dump, s);
 			}
+		} else if (h->type == SKYPROF_REC_MMAP || h->type == SKYPROF_REC_ASPACE) {
+			if (!ktest_check_sideband(r, h))
+				r->bad_records++;
 		} else {
 			r->bad_records++;
 		}

@@ -26,6 +26,7 @@ struct ktest_rings {
 	struct ktest_ring ring[KTEST_MAX_CPUS];
 	/* Totals of what was drained. */
 	uint64_t samples, pads, bad_records, padding_errors;
+	uint64_t mmaps, aspaces;	/* side-band records */
 	uint64_t weight_sum;		/* off-CPU: ns of every sample */
 	uint64_t per_cpu[KTEST_MAX_CPUS];
 	FILE *dump;			/* text dump of every sample, or NULL */

@@ -20,12 +20,35 @@ workloads: $(WORKLOAD_BIN)
 
 $(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/build.mk $(wildcard tests/workloads/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< $(WORKLOAD_LIBS)
 	nm -S --defined-only $@ >$@.syms
 
 # nofp_chain is the exception: built like distribution code, without frame
 # pointers (the later -fomit wins over -fno-omit), for the DWARF unwind tests.
 $(BUILD)/workloads/nofp_chain: WORKLOAD_CFLAGS += -fomit-frame-pointer -momit-leaf-frame-pointer
+
+# The side-band tests' programs: short_spin2 is short_spin under another
+# name and leaf function (another file, short_spin2_leaf), short_spin_static the same linked
+# statically (no libraries to map), dl_spin's library is libdl_leaf.so.
+SIDEBAND_WORKLOADS := $(BUILD)/workloads/short_spin2 $(BUILD)/workloads/short_spin_static \
+		      $(BUILD)/workloads/libdl_leaf.so
+workloads: $(SIDEBAND_WORKLOADS)
+$(BUILD)/workloads/short_spin2: tests/workloads/short_spin.c tests/workloads/build.mk
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -DLEAF=short_spin2_leaf -o $@ $<
+	nm -S --defined-only $@ >$@.syms
+
+$(BUILD)/workloads/short_spin_static: tests/workloads/short_spin.c tests/workloads/build.mk
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -static -o $@ $<
+	nm -S --defined-only $@ >$@.syms
+
+$(BUILD)/workloads/libdl_leaf.so: tests/workloads/lib/dl_leaf.c tests/workloads/build.mk
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer -fPIC -shared -o $@ $<
+	nm -S --defined-only $@ >$@.syms
+
+$(BUILD)/workloads/dl_spin: WORKLOAD_LIBS = -ldl
 
 # fp_chain: the same source with the default (frame-pointer) flags.
 $(BUILD)/workloads/fp_chain: tests/workloads/nofp_chain.c tests/workloads/build.mk
