@@ -5,7 +5,9 @@
 # folder and of the folders before it, never after (no climb back), and no
 # two files include each other through any chain (no import circle).
 # A function other files can call (not static) carries its file's name as
-# prefix: elf_* or sym_elf_* in sym/elf.c.
+# prefix: elf_* or sym_elf_* in sym/elf.c; one declared in the header that
+# a file is named after, that header's (control_* in capture/control_events.c
+# for capture/control.h).
 # Calls, not includes, say who uses whom: in daemon/ and in kmod/, no two .c
 # files use each other's functions, directly or through a chain (no call
 # circle). A use is a call or a function's address taken; one made through
@@ -31,7 +33,18 @@ prefix_bad = []
 def prefix_ok(name, mod):
     stem = os.path.basename(mod)
     both = mod.replace('/', '_')
-    return any(name == p or name.startswith(p + '_') for p in (stem, both))
+    if any(name == p or name.startswith(p + '_') for p in (stem, both)):
+        return True
+    # one of the files behind a header they are named after: the names that
+    # header declares (capture/control_events.c: control_read_events)
+    parts = stem.split('_')
+    for i in range(1, len(parts)):
+        p = '_'.join(parts[:i])
+        h = os.path.join(root, os.path.dirname(mod), p + '.h')
+        if (name.startswith(p + '_') and os.path.exists(h) and
+                re.search(r'\b%s\s*\(' % re.escape(name), open(h, errors='replace').read())):
+            return True
+    return False
 
 def check_prefixes(path, mod):
     # A function defined at column 0: its signature's first line starts
