@@ -12,6 +12,7 @@
 # files use each other's functions, directly or through a chain (no call
 # circle). A use is a call or a function's address taken; one made through
 # a header's static inline function or macro counts for the file using it.
+# No file under daemon/ is over 700 lines.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 exec python3 - "$top" <<'PY'
@@ -29,6 +30,9 @@ fail = 0
 edges = {}
 bases = {}
 prefix_bad = []
+# a file a newcomer reads in one sitting
+MAX_LINES = 700
+long_files = []
 
 def prefix_ok(name, mod):
     stem = os.path.basename(mod)
@@ -74,6 +78,9 @@ for dp, dn, fn in os.walk(root):
             continue
         path = os.path.join(dp, f)
         mod = path[len(root) + 1:-2]
+        n = sum(1 for _ in open(path, errors='replace'))
+        if n > MAX_LINES:
+            long_files.append('%s: %d lines' % (path[len(root) + 1:], n))
         if f.endswith('.c'):
             bases.setdefault(f, []).append(mod)
             check_prefixes(path, mod)
@@ -129,7 +136,7 @@ USE = re.compile(r'(?<![\w.>])(?<!struct )(?<!union )(?<!enum )([A-Za-z_]\w*)')
 
 def code(path):
     text = NOISE.sub(lambda m: re.sub(r'[^\n]', ' ', m.group(0)), open(path, errors='replace').read())
-    return [l for l in text.split('\n')]
+    return text.split('\n')
 
 def uses(lines):
     return set(USE.findall('\n'.join(l for l in lines if not l.startswith('#include'))))
@@ -222,11 +229,16 @@ for tree, dirs in (('daemon', sorted(os.path.relpath(dp, root) for dp, dn, fn in
                    ('kmod', ['.', 'compat'])):
     found, nr_files, nr_uses = call_circles(os.path.join(top, tree), dirs)
     calls[tree] = (nr_files, nr_uses)
+    if not nr_uses:
+        # a walk that finds no call at all has stopped reading the code
+        print('FAIL no call between the files of %s/ found: the parse is broken' % tree); fail = 1
     for comp, why in found:
         print('FAIL call circle in %s/: %s' % (tree, ' '.join(comp))); fail = 1
         for w in why:
             print('    %s' % w)
 
+for p in long_files:
+    print('FAIL over %d lines: %s' % (MAX_LINES, p)); fail = 1
 for p in prefix_bad:
     print('FAIL exported name without its file\'s prefix: %s' % p); fail = 1
 print('daemon layout: %d files, %d includes between them, %d climbs known; '
