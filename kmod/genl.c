@@ -808,8 +808,11 @@ static int skyprof_cmd_list_sessions(struct sk_buff *skb, struct genl_info *info
 	return genlmsg_reply(msg, info);
 }
 
-/* Multicast to the events group; process context. No listener is fine. */
-void skyprof_genl_event(u32 event, u32 session_id, u32 reason, int cpu)
+/*
+ * The sessions' events (skyprof_sessions_set_announce()), multicast to the
+ * events group; process context. No listener is fine.
+ */
+static void skyprof_genl_event(u32 event, u32 session_id, u32 reason, int cpu)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -877,10 +880,19 @@ static struct genl_family skyprof_genl_family __ro_after_init = {
 
 int skyprof_genl_init(void)
 {
-	return genl_register_family(&skyprof_genl_family);
+	int ret;
+
+	/* Before the family: no session can start until it is registered. */
+	skyprof_sessions_set_announce(skyprof_genl_event);
+	ret = genl_register_family(&skyprof_genl_family);
+	if (ret)
+		skyprof_sessions_set_announce(NULL);
+	return ret;
 }
 
+/* After skyprof_sessions_end_all(): no session is left to announce. */
 void skyprof_genl_exit(void)
 {
 	genl_unregister_family(&skyprof_genl_family);
+	skyprof_sessions_set_announce(NULL);
 }

@@ -21,6 +21,10 @@
  * bind (all process context); skyprof_sessions_lock (a spinlock, taken in
  * process context and by the notifier) protects the table slots and the
  * ->ending/->end_reason claim. The sample path takes neither.
+ *
+ * Events (a session's end, a ring over its watermark, a throttled CPU) go
+ * to the one listener set with skyprof_sessions_set_announce(), genl.c's
+ * multicast: the session knows nothing of netlink messages.
  */
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
@@ -44,6 +48,12 @@ static u32 skyprof_next_id = 1;
 static bool skyprof_unloading;
 static int skyprof_cpuhp_state = -1;
 static struct workqueue_struct *skyprof_wq;
+/*
+ * Set before the first session can start and cleared after the last one
+ * ended (see skyprof_sessions_set_announce()), so never changed under a
+ * caller; READ_ONCE/WRITE_ONCE only say that it is shared.
+ */
+static void (*skyprof_announce)(u32 event, u32 session_id, u32 reason, int cpu);
 
 void skyprof_config_free(struct skyprof_config *cfg)
 {
@@ -68,6 +78,20 @@ u32 skyprof_record_max(const struct skyprof_config *cfg)
 		size += sizeof(struct skyprof_user_regs) +
 			ALIGN(cfg->ustack_bytes, SKYPROF_REC_ALIGN);
 	return size;
+}
+
+void skyprof_sessions_set_announce(void (*fn)(u32 event, u32 session_id, u32 reason, int cpu))
+{
+	WRITE_ONCE(skyprof_announce, fn);
+}
+
+/* Process context; cpu is -1 for SESSION_ENDED, reason 0 for the others. */
+static void skyprof_session_announce(u32 event, u32 session_id, u32 reason, int cpu)
+{
+	void (*fn)(u32 event, u32 session_id, u32 reason, int cpu) = READ_ONCE(skyprof_announce);
+
+	if (fn)
+		fn(event, session_id, reason, cpu);
 }
 
 /* ---- per-CPU sources (cpuhp callbacks) ---------------------------------- */
@@ -132,7 +156,7 @@ static void skyprof_pcpu_work(struct irq_work *work)
 		queue_work(skyprof_wq, &s->event_work);
 }
 
-/* Multicasts the watermark/throttle events the handlers asked for. */
+/* Announces the watermark/throttle events the handlers asked for. */
 static void skyprof_event_work(struct work_struct *work)
 {
 	struct skyprof_session *s = container_of(work, struct skyprof_session, event_work);
@@ -140,9 +164,9 @@ static void skyprof_event_work(struct work_struct *work)
 
 	for_each_possible_cpu(cpu) {
 		if (test_and_clear_bit(cpu, s->wm_cpus))
-			skyprof_genl_event(SKYPROF_EVENT_RING_WATERMARK, s->id, 0, cpu);
+			skyprof_session_announce(SKYPROF_EVENT_RING_WATERMARK, s->id, 0, cpu);
 		if (test_and_clear_bit(cpu, s->thr_cpus))
-			skyprof_genl_event(SKYPROF_EVENT_THROTTLED, s->id, 0, cpu);
+			skyprof_session_announce(SKYPROF_EVENT_THROTTLED, s->id, 0, cpu);
 	}
 }
 
@@ -240,7 +264,7 @@ static void skyprof_session_destroy(struct skyprof_session *s)
 	skyprof_session_unlink(s);
 	skyprof_rings_end(s->rings);
 	skyprof_session_free(s);
-	skyprof_genl_event(SKYPROF_EVENT_SESSION_ENDED, id, reason, -1);
+	skyprof_session_announce(SKYPROF_EVENT_SESSION_ENDED, id, reason, -1);
 }
 
 static void skyprof_end_work(struct work_struct *work)

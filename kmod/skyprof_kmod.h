@@ -3,7 +3,8 @@
  * Internal interfaces between the files of skyprof.ko. One concept per file:
  *   module.c          init/exit order
  *   genl.c            the generic netlink family (the whole control contract)
- *   session.c         session table, lifetime, CPU hotplug, owner tracking
+ *   session.c         session table, lifetime, CPU hotplug, owner tracking,
+ *                     the events it announces (genl.c multicasts them)
  *   ring.c, ring.h    per-CPU mmap'ed rings (producer side; per-record
  *                     reserve and commit inline in ring.h)
  *   sample.c          the sample handler shared by every source
@@ -160,6 +161,13 @@ struct skyprof_start_reply {
 int skyprof_sessions_init(void);
 void skyprof_sessions_end_all(void);
 void skyprof_sessions_exit(void);
+/*
+ * The one listener of the sessions' events (SKYPROF_EVENT_*), NULL for none:
+ * set before anything can start a session, cleared after every session
+ * ended. fn runs in process context, for SESSION_ENDED with
+ * skyprof_sessions_mutex held; cpu is -1 where no CPU is concerned.
+ */
+void skyprof_sessions_set_announce(void (*fn)(u32 event, u32 session_id, u32 reason, int cpu));
 int skyprof_session_start(struct skyprof_config *cfg, u32 portid,
 			  struct netlink_ext_ack *extack, struct skyprof_start_reply *reply);
 int skyprof_session_stop(u32 id, u32 portid, struct netlink_ext_ack *extack);
@@ -289,7 +297,6 @@ u32 skyprof_copy_ustack(struct pt_regs *uregs, void *dst, u32 bytes);
 
 int skyprof_genl_init(void);
 void skyprof_genl_exit(void);
-void skyprof_genl_event(u32 event, u32 session_id, u32 reason, int cpu);
 
 /* ---- chardev.c --------------------------------------------------------- */
 

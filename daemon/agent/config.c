@@ -2,8 +2,9 @@
 /*
  * The agent's configuration; see config.h. This file is the schema (the
  * table of keys), the walk over the document and the checks of the whole;
- * the value parsers are in config_parse.c, the two structured keys in
- * config_finders.c and config_policies.c.
+ * the value parsers and the helpers that read the document are in
+ * config_parse.c, the two structured keys in config_finders.c and
+ * config_policies.c.
  *
  * libyaml's document loader gives the tree with line numbers; a table of
  * known keys (full dotted paths) says how each value is parsed and where it
@@ -12,7 +13,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,58 +227,12 @@ static const struct key keys[] = {
 };
 #undef O
 
-int config_fail(struct config_ctx *x, yaml_node_t *n, const char *path, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(x->err, x->errlen, "%s (line %zu): %s", path, n ? n->start_mark.line + 1 : 0, msg);
-	return -EINVAL;
-}
-
-void config_join(char *out, size_t outlen, const char *a, const char *sep, const char *b)
-{
-	if (snprintf(out, outlen, "%s%s%s", a, sep, b) >= (int)outlen)
-		out[outlen - 1] = 0;
-}
-
 static const struct key *find_key(const char *path)
 {
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(keys[i].path, path))
 			return &keys[i];
 	return NULL;
-}
-
-int config_scalar(struct config_ctx *x, yaml_node_t *n, const char *path, char **out)
-{
-	char *raw;
-	int r;
-
-	if (n->type != YAML_SCALAR_NODE)
-		return config_fail(x, n, path, "expected a single value");
-	raw = strndup((const char *)n->data.scalar.value, n->data.scalar.length);
-	if (!raw)
-		return -ENOMEM;
-	r = config_parse_env(raw, out);
-	free(raw);
-	if (r == -EINVAL)
-		return config_fail(x, n, path, "unterminated or malformed ${ENV:default}");
-	return r;
-}
-
-void config_set_str(char **dst, char *v)
-{
-	free(*dst);
-	/* An empty value means unset, as rover's `${X:}` defaults. */
-	if (v && !*v) {
-		free(v);
-		v = NULL;
-	}
-	*dst = v;
 }
 
 /* A duration key's value: ns (K_DUR_NS) or ms within the key's range. */
@@ -288,15 +242,16 @@ static int parse_duration_value(struct config_ctx *x, const struct key *k, yaml_
 	uint64_t ns, ms;
 
 	if (config_parse_duration_ns(v, &ns))
-		return config_fail(x, n, k->path, "'%s' is not a duration (e.g. 20s, 1m, 9ms)", v);
+		return config_parse_fail(x, n, k->path,
+					 "'%s' is not a duration (e.g. 20s, 1m, 9ms)", v);
 	if (k->type == K_DUR_NS) {
 		*(uint64_t *)dst = ns;
 		return 0;
 	}
 	ms = (ns + 999999) / 1000000;
 	if ((k->min && ms < k->min) || (k->max && ms > k->max))
-		return config_fail(x, n, k->path, "'%s' is out of range (%llu ms to %llu ms)", v,
-				   (unsigned long long)k->min, (unsigned long long)k->max);
+		return config_parse_fail(x, n, k->path, "'%s' is out of range (%llu ms to %llu ms)",
+					 v, (unsigned long long)k->min, (unsigned long long)k->max);
 	*(uint64_t *)dst = ms;
 	return 0;
 }
@@ -307,17 +262,17 @@ static int parse_value(struct config_ctx *x, const struct key *k, yaml_node_t *n
 	char *v = NULL;
 	int r;
 
-	r = config_scalar(x, n, k->path, &v);
+	r = config_parse_scalar(x, n, k->path, &v);
 	if (r)
 		return r;
 	switch (k->type) {
 	case K_STR:
 	case K_TMPL:
-		config_set_str(dst, v);
+		config_parse_set_str(dst, v);
 		return 0;
 	case K_MODE:
 		if (strcasecmp(v, "REGEX")) {
-			r = config_fail(
+			r = config_parse_fail(
 				x, n, k->path,
 				"'%s' is not supported: skyprof finds host processes by REGEX "
 				"(AGENT_SENSOR metadata files are not read)",
@@ -325,12 +280,12 @@ static int parse_value(struct config_ctx *x, const struct key *k, yaml_node_t *n
 			free(v);
 			return r;
 		}
-		config_set_str(dst, v);
+		config_parse_set_str(dst, v);
 		return 0;
 	case K_BOOL:
 		r = config_parse_bool(v, dst);
 		if (r)
-			r = config_fail(x, n, k->path, "'%s' is not true or false", v);
+			r = config_parse_fail(x, n, k->path, "'%s' is not true or false", v);
 		break;
 	case K_DUR:
 	case K_DUR_NS:
@@ -343,8 +298,9 @@ static int parse_value(struct config_ctx *x, const struct key *k, yaml_node_t *n
 		errno = 0;
 		u = strtoull(v, &end, 10);
 		if (!isdigit((unsigned char)*v) || *end || errno || u < k->min || u > k->max)
-			r = config_fail(x, n, k->path, "'%s' is not an integer from %llu to %llu",
-					v, (unsigned long long)k->min, (unsigned long long)k->max);
+			r = config_parse_fail(
+				x, n, k->path, "'%s' is not an integer from %llu to %llu", v,
+				(unsigned long long)k->min, (unsigned long long)k->max);
 		else
 			*(uint32_t *)dst = (uint32_t)u;
 		break;
@@ -353,8 +309,8 @@ static int parse_value(struct config_ctx *x, const struct key *k, yaml_node_t *n
 		uint64_t b;
 
 		if (config_parse_size(v, &b) || b < k->min || b > k->max)
-			r = config_fail(x, n, k->path, "'%s' is not a size from 64KiB (e.g. 64MiB)",
-					v);
+			r = config_parse_fail(x, n, k->path,
+					      "'%s' is not a size from 64KiB (e.g. 64MiB)", v);
 		else
 			*(uint64_t *)dst = b;
 		break;
@@ -363,8 +319,8 @@ static int parse_value(struct config_ctx *x, const struct key *k, yaml_node_t *n
 		int l = log_level_parse(v);
 
 		if (l < 0)
-			r = config_fail(x, n, k->path,
-					"'%s' is not one of error, warn, info, debug", v);
+			r = config_parse_fail(x, n, k->path,
+					      "'%s' is not one of error, warn, info, debug", v);
 		else
 			*(int *)dst = l;
 		break;
@@ -377,7 +333,8 @@ static int parse_value(struct config_ctx *x, const struct key *k, yaml_node_t *n
 		else if (!strcasecmp(v, "NONE") || !*v)
 			*(int *)dst = AGENT_TARGET_NONE;
 		else
-			r = config_fail(x, n, k->path, "'%s' is not ON_CPU, OFF_CPU or NONE", v);
+			r = config_parse_fail(x, n, k->path, "'%s' is not ON_CPU, OFF_CPU or NONE",
+					      v);
 		break;
 	default:
 		break;
@@ -394,7 +351,8 @@ static int walk_mapping(struct config_ctx *x, yaml_node_t *n, const char *prefix
 	if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
 		return 0; /* "section:" with nothing under it */
 	if (n->type != YAML_MAPPING_NODE)
-		return config_fail(x, n, *prefix ? prefix : "(top)", "expected a mapping of keys");
+		return config_parse_fail(x, n, *prefix ? prefix : "(top)",
+					 "expected a mapping of keys");
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
@@ -402,9 +360,9 @@ static int walk_mapping(struct config_ctx *x, yaml_node_t *n, const char *prefix
 		const struct key *key;
 
 		if (k->type != YAML_SCALAR_NODE)
-			return config_fail(x, k, prefix, "a key must be a plain name");
-		config_join(path, sizeof(path), prefix, *prefix ? "." : "",
-			    (const char *)k->data.scalar.value);
+			return config_parse_fail(x, k, prefix, "a key must be a plain name");
+		config_parse_join(path, sizeof(path), prefix, *prefix ? "." : "",
+				  (const char *)k->data.scalar.value);
 		key = find_key(path);
 		if (!key) {
 			log_warn("config: unknown key %s (line %zu) ignored", path,

@@ -14,6 +14,7 @@
 
 #include "agent/config.h"
 #include "agent/config_internal.h"
+#include "agent/config_parse.h"
 #include "agent/log.h"
 #include "agent/template.h"
 
@@ -28,7 +29,7 @@ static int parse_labels(struct config_ctx *x, yaml_node_t *n, const char *path,
 		     it < n->data.sequence.items.top; it++) {
 			char **nl;
 
-			r = config_scalar(x, yaml_document_get_node(x->doc, *it), path, &v);
+			r = config_parse_scalar(x, yaml_document_get_node(x->doc, *it), path, &v);
 			if (r)
 				return r;
 			nl = realloc(f->labels, (f->nr_labels + 1) * sizeof(*nl));
@@ -42,7 +43,7 @@ static int parse_labels(struct config_ctx *x, yaml_node_t *n, const char *path,
 		return 0;
 	}
 	/* rover: one string, comma-separated */
-	r = config_scalar(x, n, path, &v);
+	r = config_parse_scalar(x, n, path, &v);
 	if (r)
 		return r;
 	for (char *save = NULL, *tok = strtok_r(v, ",", &save); tok;
@@ -78,9 +79,9 @@ static int parse_finder(struct config_ctx *x, yaml_node_t *n, const char *base,
 	int r;
 
 	if (n->type != YAML_MAPPING_NODE)
-		return config_fail(x, n, base,
-				   "expected a mapping of match_cmd, layer, service_name, "
-				   "instance_name, process_name, labels");
+		return config_parse_fail(x, n, base,
+					 "expected a mapping of match_cmd, layer, service_name, "
+					 "instance_name, process_name, labels");
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
@@ -89,7 +90,7 @@ static int parse_finder(struct config_ctx *x, yaml_node_t *n, const char *base,
 			k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?";
 		char **dst = NULL;
 
-		config_join(path, sizeof(path), base, ".", name);
+		config_parse_join(path, sizeof(path), base, ".", name);
 		if (!strcmp(name, "labels")) {
 			r = parse_labels(x, v, path, f);
 			if (r)
@@ -115,10 +116,10 @@ static int parse_finder(struct config_ctx *x, yaml_node_t *n, const char *base,
 		{
 			char *val;
 
-			r = config_scalar(x, v, path, &val);
+			r = config_parse_scalar(x, v, path, &val);
 			if (r)
 				return r;
-			config_set_str(dst, val);
+			config_parse_set_str(dst, val);
 		}
 	}
 	/* rover's defaults for an item */
@@ -129,21 +130,22 @@ static int parse_finder(struct config_ctx *x, yaml_node_t *n, const char *base,
 	if (!f->process_name && !(f->process_name = strdup("{{.Process.ExeName}}")))
 		return -ENOMEM;
 	if (!f->match_cmd) {
-		config_join(path, sizeof(path), base, ".", "match_cmd");
-		return config_fail(x, n, path,
-				   "missing or empty: a finder needs a command-line regex");
+		config_parse_join(path, sizeof(path), base, ".", "match_cmd");
+		return config_parse_fail(x, n, path,
+					 "missing or empty: a finder needs a command-line regex");
 	}
 	if (!f->service_name) {
-		config_join(path, sizeof(path), base, ".", "service_name");
-		return config_fail(x, n, path, "missing or empty: a finder needs a service name");
+		config_parse_join(path, sizeof(path), base, ".", "service_name");
+		return config_parse_fail(x, n, path,
+					 "missing or empty: a finder needs a service name");
 	}
 	r = regcomp(&f->re, f->match_cmd, REG_EXTENDED | REG_NOSUB);
 	if (r) {
 		char msg[256];
 
 		regerror(r, &f->re, msg, sizeof(msg));
-		config_join(path, sizeof(path), base, ".", "match_cmd");
-		return config_fail(x, n, path, "bad regex '%s': %s", f->match_cmd, msg);
+		config_parse_join(path, sizeof(path), base, ".", "match_cmd");
+		return config_parse_fail(x, n, path, "bad regex '%s': %s", f->match_cmd, msg);
 	}
 	f->re_ok = true;
 	for (size_t i = 0; i < 4; i++) {
@@ -154,8 +156,8 @@ static int parse_finder(struct config_ctx *x, yaml_node_t *n, const char *base,
 		char msg[256];
 
 		if (template_check(t, msg, sizeof(msg))) {
-			config_join(path, sizeof(path), base, ".", template_keys[i]);
-			return config_fail(x, n, path, "%s", msg);
+			config_parse_join(path, sizeof(path), base, ".", template_keys[i]);
+			return config_parse_fail(x, n, path, "%s", msg);
 		}
 	}
 	return 0;
@@ -170,7 +172,7 @@ int config_finders_parse(struct config_ctx *x, yaml_node_t *n, const char *path)
 	if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
 		return 0;
 	if (n->type != YAML_SEQUENCE_NODE)
-		return config_fail(x, n, path, "expected a list of finders");
+		return config_parse_fail(x, n, path, "expected a list of finders");
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
 	     it++, i++) {
 		struct agent_finder *nf = realloc(c->finders, (c->nr_finders + 1) * sizeof(*nf));

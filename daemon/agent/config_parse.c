@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The config file's value parsers, apart from its schema; see config_parse.h. */
+/*
+ * The config file's value parsers and the helpers every key's parser uses,
+ * apart from its schema (config.c) and its structured keys
+ * (config_finders.c, config_policies.c); see config_parse.h.
+ */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <yaml.h>
 
 #include "agent/config_parse.h"
 
@@ -150,4 +158,52 @@ int config_parse_bool(const char *s, bool *out)
 		}
 	}
 	return -EINVAL;
+}
+
+/* Reading the document ---------------------------------------------------------- */
+
+int config_parse_fail(struct config_ctx *x, yaml_node_t *n, const char *path, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(x->err, x->errlen, "%s (line %zu): %s", path, n ? n->start_mark.line + 1 : 0, msg);
+	return -EINVAL;
+}
+
+void config_parse_join(char *out, size_t outlen, const char *a, const char *sep, const char *b)
+{
+	if (snprintf(out, outlen, "%s%s%s", a, sep, b) >= (int)outlen)
+		out[outlen - 1] = 0;
+}
+
+int config_parse_scalar(struct config_ctx *x, yaml_node_t *n, const char *path, char **out)
+{
+	char *raw;
+	int r;
+
+	if (n->type != YAML_SCALAR_NODE)
+		return config_parse_fail(x, n, path, "expected a single value");
+	raw = strndup((const char *)n->data.scalar.value, n->data.scalar.length);
+	if (!raw)
+		return -ENOMEM;
+	r = config_parse_env(raw, out);
+	free(raw);
+	if (r == -EINVAL)
+		return config_parse_fail(x, n, path, "unterminated or malformed ${ENV:default}");
+	return r;
+}
+
+void config_parse_set_str(char **dst, char *v)
+{
+	free(*dst);
+	/* An empty value means unset, as rover's `${X:}` defaults. */
+	if (v && !*v) {
+		free(v);
+		v = NULL;
+	}
+	*dst = v;
 }

@@ -11,6 +11,7 @@
 
 #include "agent/config.h"
 #include "agent/config_internal.h"
+#include "agent/config_parse.h"
 #include "lib/json.h"
 
 /*
@@ -165,10 +166,10 @@ int config_policies_parse(struct config_ctx *x, yaml_node_t *n, const char *path
 	if (n->type == YAML_SCALAR_NODE && !n->data.scalar.length)
 		return 0;
 	if (n->type != YAML_SEQUENCE_NODE)
-		return config_fail(x, n, path, "expected a list of service policies");
+		return config_parse_fail(x, n, path, "expected a list of service policies");
 	r = policy_value(&pb, n, 0, &v);
 	if (r)
-		return r == -ENOMEM ? r : config_fail(x, n, path, "keys must be plain names");
+		return r == -ENOMEM ? r : config_parse_fail(x, n, path, "keys must be plain names");
 	json_free(x->c->continuous.policies);
 	free(x->c->continuous.policies_error);
 	x->c->continuous.policies = NULL;

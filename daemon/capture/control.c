@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Control channel: generic netlink through libnl-genl-3.
+ * Control channel: generic netlink through libnl-genl-3. This file is the
+ * channel itself: the socket, a request and its answer, the errors; each
+ * command's request and reply are in control_commands.c, the events in
+ * control_events.c, the names of the contract's values in control_names.c.
  *
  * One socket carries requests and owns the sessions it starts; events come
  * on a second socket, so a multicast message can never be mistaken for the
@@ -25,30 +28,14 @@
 #include <skyprof.h>
 
 #include "capture/control.h"
+#include "capture/control_internal.h"
 #include "capture/modload.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
 
-struct control {
-	struct nl_sock *sk;
-	struct nl_sock *ev;
-	int family;
-	char err[512];
-};
-
-/* What one request collected from its replies. */
-struct reply {
-	struct control *c;
-	int (*parse)(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh);
-	void *arg;
-	int error;	  /* -errno from the kernel's NLMSG_ERROR, or a parse error */
-	char extack[256]; /* the kernel's message, if any */
-	bool done;
-};
-
-static struct nla_policy attr_policy[SKYPROF_A_MAX + 1] = {
+struct nla_policy control_attr_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_MODULE_VERSION] = { .type = NLA_STRING },
 	[SKYPROF_A_ABI_VERSION] = { .type = NLA_U32 },
 	[SKYPROF_A_CAPS] = { .type = NLA_U32 },
@@ -77,22 +64,7 @@ static struct nla_policy attr_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_LOST] = { .type = NLA_U64 },
 };
 
-static struct nla_policy stat_policy[SKYPROF_STAT_MAX + 1] = {
-	[SKYPROF_STAT_CPU] = { .type = NLA_U32 },
-	[SKYPROF_STAT_SAMPLES] = { .type = NLA_U64 },
-	[SKYPROF_STAT_DROPS] = { .type = NLA_U64 },
-	[SKYPROF_STAT_UNWIND_ERRORS] = { .type = NLA_U64 },
-	[SKYPROF_STAT_HANDLER_NS] = { .type = NLA_U64 },
-	[SKYPROF_STAT_HANDLER_MAX_NS] = { .type = NLA_U64 },
-	[SKYPROF_STAT_THROTTLED] = { .type = NLA_U64 },
-	[SKYPROF_STAT_FILTERED] = { .type = NLA_U64 },
-	[SKYPROF_STAT_NESTED] = { .type = NLA_U64 },
-	[SKYPROF_STAT_MISSED] = { .type = NLA_U64 },
-	[SKYPROF_STAT_OFFCPU_SHORT] = { .type = NLA_U64 },
-	[SKYPROF_STAT_OFFCPU_FULL] = { .type = NLA_U64 },
-};
-
-__attribute__((format(printf, 2, 3))) static void set_err(struct control *c, const char *fmt, ...)
+void control_set_err(struct control *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -252,7 +224,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
 
 	if (!r->parse || r->error)
 		return NL_OK;
-	ret = genlmsg_parse(nlh, 0, tb, SKYPROF_A_MAX, attr_policy);
+	ret = genlmsg_parse(nlh, 0, tb, SKYPROF_A_MAX, control_attr_policy);
 	if (ret < 0) {
 		r->error = -EPROTO;
 		snprintf(r->extack, sizeof(r->extack), "malformed reply from the module (%s)",
@@ -292,10 +264,8 @@ static const char *errno_text(int cmd, int e)
 	}
 }
 
-typedef int (*build_fn)(struct nl_msg *msg, const void *arg);
-
-static int request(struct control *c, uint8_t cmd, const char *what, build_fn build,
-		   const void *barg, struct reply *r)
+int control_request(struct control *c, uint8_t cmd, const char *what, build_fn build,
+		    const void *barg, struct reply *r)
 {
 	struct nl_msg *msg;
 	struct nl_cb *cb;
@@ -310,14 +280,14 @@ static int request(struct control *c, uint8_t cmd, const char *what, build_fn bu
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!msg || !cb) {
 		ret = -ENOMEM;
-		set_err(c, "%s: out of memory", what);
+		control_set_err(c, "%s: out of memory", what);
 		goto out;
 	}
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, 0, cmd,
 			 SKYPROF_GENL_VERSION) ||
 	    (build && build(msg, barg) < 0)) {
 		ret = -EMSGSIZE;
-		set_err(c, "%s: request does not fit in a netlink message", what);
+		control_set_err(c, "%s: request does not fit in a netlink message", what);
 		goto out;
 	}
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, r);
@@ -327,14 +297,15 @@ static int request(struct control *c, uint8_t cmd, const char *what, build_fn bu
 
 	ret = nl_send_auto(c->sk, msg); /* asks for an ACK: auto-ack is on */
 	if (ret < 0) {
-		set_err(c, "%s: cannot send to the module: %s", what, nl_geterror(ret));
+		control_set_err(c, "%s: cannot send to the module: %s", what, nl_geterror(ret));
 		ret = -EIO;
 		goto out;
 	}
 	while (!r->done) {
 		ret = nl_recvmsgs(c->sk, cb);
 		if (ret < 0 && !r->error) {
-			set_err(c, "%s: no answer from the module: %s", what, nl_geterror(ret));
+			control_set_err(c, "%s: no answer from the module: %s", what,
+					nl_geterror(ret));
 			ret = -EIO;
 			goto out;
 		}
@@ -344,499 +315,12 @@ static int request(struct control *c, uint8_t cmd, const char *what, build_fn bu
 	ret = r->error;
 	if (ret < 0) {
 		if (r->extack[0])
-			set_err(c, "%s: %s", what, r->extack);
+			control_set_err(c, "%s: %s", what, r->extack);
 		else
-			set_err(c, "%s: %s", what, errno_text(cmd, -ret));
+			control_set_err(c, "%s: %s", what, errno_text(cmd, -ret));
 	}
 out:
 	nl_cb_put(cb);
 	nlmsg_free(msg);
 	return ret;
-}
-
-static uint32_t get_u32(struct nlattr **tb, int a)
-{
-	return tb[a] ? nla_get_u32(tb[a]) : 0;
-}
-
-static uint64_t get_u64(struct nlattr **tb, int a)
-{
-	return tb[a] ? nla_get_u64(tb[a]) : 0;
-}
-
-static int parse_info(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
-{
-	struct control_info *info = r->arg;
-
-	(void)nlh;
-	if (!tb[SKYPROF_A_ABI_VERSION]) {
-		snprintf(r->extack, sizeof(r->extack), "the module's reply lacks its ABI version");
-		return -EPROTO;
-	}
-	if (tb[SKYPROF_A_MODULE_VERSION])
-		nla_strlcpy(info->module_version, tb[SKYPROF_A_MODULE_VERSION],
-			    sizeof(info->module_version));
-	info->abi_version = get_u32(tb, SKYPROF_A_ABI_VERSION);
-	info->caps = get_u32(tb, SKYPROF_A_CAPS);
-	info->nr_cpu_ids = get_u32(tb, SKYPROF_A_NR_CPU_IDS);
-	info->max_sessions = get_u32(tb, SKYPROF_A_MAX_SESSIONS);
-	info->active_sessions = get_u32(tb, SKYPROF_A_ACTIVE_SESSIONS);
-	info->freq_max = get_u32(tb, SKYPROF_A_FREQ_MAX);
-	info->ring_pages_max = get_u32(tb, SKYPROF_A_RING_PAGES_MAX);
-	info->page_size = get_u32(tb, SKYPROF_A_PAGE_SIZE);
-	info->ring_bytes = get_u64(tb, SKYPROF_A_RING_BYTES);
-	return 0;
-}
-
-int control_get_info(struct control *c, struct control_info *info)
-{
-	struct reply r = { .parse = parse_info, .arg = info };
-
-	memset(info, 0, sizeof(*info));
-	strcpy(info->module_version, "?");
-	return request(c, SKYPROF_CMD_GET_INFO, "cannot query the module", NULL, NULL, &r);
-}
-
-int control_check_abi(struct control *c, const struct control_info *info)
-{
-	if (info->abi_version == SKYPROF_ABI_VERSION)
-		return 0;
-	set_err(c,
-		"the skyprof module (version %s) speaks ABI %u, this skyprof %s speaks ABI %u: "
-		"install matching versions of skyprof and skyprof-dkms",
-		info->module_version, info->abi_version, SKYPROF_VERSION, SKYPROF_ABI_VERSION);
-	return -EPROTO;
-}
-
-static int build_start(struct nl_msg *msg, const void *arg)
-{
-	const struct control_session_opts *o = arg;
-
-	if (nla_put_u32(msg, SKYPROF_A_MODE, o->mode) < 0 ||
-	    nla_put_u32(msg, SKYPROF_A_CLOCK, o->clock) < 0)
-		return -EMSGSIZE;
-	if (o->freq && nla_put_u32(msg, SKYPROF_A_FREQ, o->freq) < 0)
-		return -EMSGSIZE;
-	if (o->has_flags && nla_put_u32(msg, SKYPROF_A_FLAGS, o->flags) < 0)
-		return -EMSGSIZE;
-	if (o->max_depth && nla_put_u32(msg, SKYPROF_A_MAX_DEPTH, o->max_depth) < 0)
-		return -EMSGSIZE;
-	if (o->ustack_bytes && nla_put_u32(msg, SKYPROF_A_USTACK_BYTES, o->ustack_bytes) < 0)
-		return -EMSGSIZE;
-	if ((o->offcpu_min_ns || o->has_offcpu_min) &&
-	    nla_put_u64(msg, SKYPROF_A_OFFCPU_MIN_NS, o->offcpu_min_ns) < 0)
-		return -EMSGSIZE;
-	if (o->ring_pages && nla_put_u32(msg, SKYPROF_A_RING_PAGES, o->ring_pages) < 0)
-		return -EMSGSIZE;
-	if (o->watermark_pct && nla_put_u32(msg, SKYPROF_A_WATERMARK_PCT, o->watermark_pct) < 0)
-		return -EMSGSIZE;
-	if (o->budget_pct && nla_put_u32(msg, SKYPROF_A_BUDGET_PCT, o->budget_pct) < 0)
-		return -EMSGSIZE;
-	if (o->nr_tgids && nla_put(msg, SKYPROF_A_TARGET_TGIDS,
-				   (int)(o->nr_tgids * sizeof(uint32_t)), o->tgids) < 0)
-		return -EMSGSIZE;
-	if (o->cgroup && nla_put_string(msg, SKYPROF_A_TARGET_CGROUP, o->cgroup) < 0)
-		return -EMSGSIZE;
-	if (o->nr_tids &&
-	    nla_put(msg, SKYPROF_A_TARGET_TIDS, (int)(o->nr_tids * sizeof(uint32_t)), o->tids) < 0)
-		return -EMSGSIZE;
-	if (o->cpus && nla_put(msg, SKYPROF_A_TARGET_CPUS,
-			       (int)(o->nr_cpu_words * sizeof(uint32_t)), o->cpus) < 0)
-		return -EMSGSIZE;
-	return 0;
-}
-
-static int parse_start(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
-{
-	struct control_session *s = r->arg;
-
-	(void)nlh;
-	if (!tb[SKYPROF_A_SESSION_ID] || !tb[SKYPROF_A_SESSION_TOKEN] ||
-	    !tb[SKYPROF_A_RING_DATA_SIZE]) {
-		snprintf(r->extack, sizeof(r->extack),
-			 "the module's reply lacks the session id, token or ring size");
-		return -EPROTO;
-	}
-	s->id = get_u32(tb, SKYPROF_A_SESSION_ID);
-	s->token = get_u64(tb, SKYPROF_A_SESSION_TOKEN);
-	s->clock_used = get_u32(tb, SKYPROF_A_CLOCK_USED);
-	s->ring_data_size = get_u64(tb, SKYPROF_A_RING_DATA_SIZE);
-	return 0;
-}
-
-int control_session_start(struct control *c, const struct control_session_opts *o,
-			  struct control_session *s)
-{
-	struct reply r = { .parse = parse_start, .arg = s };
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	ret = request(c, SKYPROF_CMD_SESSION_START, "cannot start profiling", build_start, o, &r);
-	if (!ret && !s->id) {
-		set_err(c, "cannot start profiling: the module returned session id 0");
-		ret = -EPROTO;
-	}
-	return ret;
-}
-
-static int build_session_id(struct nl_msg *msg, const void *arg)
-{
-	return nla_put_u32(msg, SKYPROF_A_SESSION_ID, *(const uint32_t *)arg);
-}
-
-int control_session_stop(struct control *c, uint32_t session_id)
-{
-	struct reply r = { 0 };
-
-	return request(c, SKYPROF_CMD_SESSION_STOP, "cannot stop the session", build_session_id,
-		       &session_id, &r);
-}
-
-struct stats_acc {
-	struct control_cpu_stats *v;
-	size_t n, cap;
-};
-
-static int parse_one_cpu(struct stats_acc *acc, struct nlattr *nest)
-{
-	struct nlattr *tb[SKYPROF_STAT_MAX + 1];
-	struct control_cpu_stats *st;
-
-	if (nla_parse_nested(tb, SKYPROF_STAT_MAX, nest, stat_policy) < 0)
-		return -EPROTO;
-	if (acc->n == acc->cap) {
-		size_t cap = acc->cap ? acc->cap * 2 : 16;
-		void *p = realloc(acc->v, cap * sizeof(*acc->v));
-
-		if (!p)
-			return -ENOMEM;
-		acc->v = p;
-		acc->cap = cap;
-	}
-	st = &acc->v[acc->n++];
-	st->cpu = get_u32(tb, SKYPROF_STAT_CPU);
-	st->samples = get_u64(tb, SKYPROF_STAT_SAMPLES);
-	st->drops = get_u64(tb, SKYPROF_STAT_DROPS);
-	st->unwind_errors = get_u64(tb, SKYPROF_STAT_UNWIND_ERRORS);
-	st->handler_ns = get_u64(tb, SKYPROF_STAT_HANDLER_NS);
-	st->handler_max_ns = get_u64(tb, SKYPROF_STAT_HANDLER_MAX_NS);
-	st->throttled = get_u64(tb, SKYPROF_STAT_THROTTLED);
-	st->filtered = get_u64(tb, SKYPROF_STAT_FILTERED);
-	st->nested = get_u64(tb, SKYPROF_STAT_NESTED);
-	st->missed = get_u64(tb, SKYPROF_STAT_MISSED);
-	st->offcpu_short = get_u64(tb, SKYPROF_STAT_OFFCPU_SHORT);
-	st->offcpu_full = get_u64(tb, SKYPROF_STAT_OFFCPU_FULL);
-	return 0;
-}
-
-/* CPU_STATS repeats, so walk the attributes rather than the parsed table. */
-static int parse_stats(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
-{
-	struct stats_acc *acc = r->arg;
-	struct nlattr *a;
-	int rem, ret;
-
-	(void)tb;
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
-		if (nla_type(a) != SKYPROF_A_CPU_STATS)
-			continue;
-		ret = parse_one_cpu(acc, a);
-		if (ret < 0) {
-			snprintf(r->extack, sizeof(r->extack), "%s",
-				 ret == -ENOMEM ? "out of memory"
-						: "malformed per-CPU statistics from the module");
-			return ret;
-		}
-	}
-	return 0;
-}
-
-int control_get_stats(struct control *c, uint32_t session_id, struct control_cpu_stats **out,
-		      size_t *n)
-{
-	struct stats_acc acc = { 0 };
-	struct reply r = { .parse = parse_stats, .arg = &acc };
-	int ret;
-
-	*out = NULL;
-	*n = 0;
-	ret = request(c, SKYPROF_CMD_GET_STATS, "cannot read the session's statistics",
-		      build_session_id, &session_id, &r);
-	if (ret < 0) {
-		free(acc.v);
-		return ret;
-	}
-	*out = acc.v;
-	*n = acc.n;
-	return 0;
-}
-
-int control_subscribe_events(struct control *c)
-{
-	int grp, ret;
-
-	if (c->ev)
-		return 0;
-	grp = genl_ctrl_resolve_grp(c->sk, SKYPROF_GENL_NAME, SKYPROF_MCGRP_EVENTS);
-	if (grp < 0) {
-		set_err(c, "cannot find the module's event group: %s", nl_geterror(grp));
-		return -ENOENT;
-	}
-	c->ev = nl_socket_alloc();
-	if (!c->ev) {
-		set_err(c, "out of memory");
-		return -ENOMEM;
-	}
-	nl_socket_disable_seq_check(c->ev);
-	ret = genl_connect(c->ev);
-	if (ret >= 0)
-		ret = nl_socket_add_membership(c->ev, grp);
-	if (ret >= 0)
-		ret = nl_socket_set_nonblocking(c->ev);
-	if (ret < 0) {
-		set_err(c, "cannot subscribe to the module's events: %s", nl_geterror(ret));
-		nl_socket_free(c->ev);
-		c->ev = NULL;
-		return -EIO;
-	}
-	return 0;
-}
-
-int control_event_fd(const struct control *c)
-{
-	return c->ev ? nl_socket_get_fd(c->ev) : -1;
-}
-
-struct event_ctx {
-	void (*fn)(void *arg, const struct control_event *e);
-	void *arg;
-	int family;
-};
-
-static int on_event(struct nl_msg *msg, void *arg)
-{
-	struct event_ctx *ctx = arg;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct nlattr *tb[SKYPROF_A_MAX + 1];
-	struct control_event e = { 0 };
-	struct genlmsghdr *g;
-
-	if (nlh->nlmsg_type != ctx->family || !genlmsg_valid_hdr(nlh, 0))
-		return NL_SKIP;
-	g = nlmsg_data(nlh);
-	if (g->cmd != SKYPROF_CMD_EVENT)
-		return NL_SKIP;
-	if (genlmsg_parse(nlh, 0, tb, SKYPROF_A_MAX, attr_policy) < 0)
-		return NL_SKIP;
-	e.event = get_u32(tb, SKYPROF_A_EVENT);
-	e.session_id = get_u32(tb, SKYPROF_A_SESSION_ID);
-	e.end_reason = get_u32(tb, SKYPROF_A_END_REASON);
-	e.cpu = get_u32(tb, SKYPROF_A_CPU);
-	ctx->fn(ctx->arg, &e);
-	return NL_OK;
-}
-
-int control_read_events(struct control *c, void (*fn)(void *arg, const struct control_event *e),
-			void *arg)
-{
-	struct event_ctx ctx = { .fn = fn, .arg = arg, .family = c->family };
-	struct nl_cb *cb;
-	int ret;
-
-	if (!c->ev)
-		return 0;
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb)
-		return -ENOMEM;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_event, &ctx);
-	for (;;) {
-		ret = nl_recvmsgs(c->ev, cb);
-		if (ret == -NLE_AGAIN) {
-			ret = 0;
-			break;
-		}
-		if (ret < 0) {
-			set_err(c, "cannot read the module's events: %s", nl_geterror(ret));
-			ret = -EIO;
-			break;
-		}
-	}
-	nl_cb_put(cb);
-	return ret;
-}
-
-const char *control_clock_name(uint32_t clock)
-{
-	switch (clock) {
-	case SKYPROF_CLOCK_AUTO:
-		return "auto";
-	case SKYPROF_CLOCK_PERF_HW:
-		return "perf-hw";
-	case SKYPROF_CLOCK_PERF_SW:
-		return "perf-sw";
-	case SKYPROF_CLOCK_HRTIMER:
-		return "hrtimer";
-	}
-	return "?";
-}
-
-const char *control_end_reason_name(uint32_t reason)
-{
-	switch (reason) {
-	case SKYPROF_END_STOPPED:
-		return "stopped";
-	case SKYPROF_END_OWNER_CLOSED:
-		return "owner closed";
-	case SKYPROF_END_UNLOAD:
-		return "module unloading";
-	case SKYPROF_END_ERROR:
-		return "error";
-	}
-	return "?";
-}
-
-const char *control_caps_string(uint32_t caps, char *buf, size_t len)
-{
-	static const struct {
-		uint32_t bit;
-		const char *name;
-	} names[] = {
-		{ SKYPROF_CAP_PERF_HW, "perf-hw" },	    { SKYPROF_CAP_PERF_SW, "perf-sw" },
-		{ SKYPROF_CAP_HRTIMER, "hrtimer" },	    { SKYPROF_CAP_OFFCPU, "offcpu" },
-		{ SKYPROF_CAP_USTACK_COPY, "ustack-copy" }, { SKYPROF_CAP_CGROUP, "cgroup" },
-	};
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!(caps & names[i].bit))
-			continue;
-		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", names[i].name);
-
-		if (n < 0 || (size_t)n >= len - used) {
-			buf[used] = '\0'; /* whole names only */
-			break;
-		}
-		used += (size_t)n;
-	}
-	if (!used)
-		snprintf(buf, len, "none");
-	return buf;
-}
-
-struct sessions_acc {
-	struct control_session_info *v;
-	size_t n, cap;
-};
-
-void control_sessions_free(struct control_session_info *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].tgids);
-		free(v[i].tids);
-		free(v[i].cpus);
-		free(v[i].cgroup);
-	}
-	free(v);
-}
-
-/* A copy of a __u32[] attribute; 0 when absent, -EPROTO when malformed. */
-static int copy_u32s(struct nlattr *a, uint32_t **out, uint32_t *n)
-{
-	int len;
-
-	if (!a)
-		return 0;
-	len = nla_len(a);
-	if (len <= 0 || len % 4)
-		return -EPROTO;
-	*out = malloc((size_t)len);
-	if (!*out)
-		return -ENOMEM;
-	memcpy(*out, nla_data(a), (size_t)len);
-	*n = (uint32_t)len / 4;
-	return 0;
-}
-
-static int parse_one_session(struct sessions_acc *acc, struct nlattr *nest)
-{
-	struct nlattr *tb[SKYPROF_A_MAX + 1];
-	struct control_session_info *si;
-	int ret;
-
-	if (nla_parse_nested(tb, SKYPROF_A_MAX, nest, attr_policy) < 0 || !tb[SKYPROF_A_SESSION_ID])
-		return -EPROTO;
-	if (acc->n == acc->cap) {
-		size_t cap = acc->cap ? acc->cap * 2 : 8;
-		void *p = realloc(acc->v, cap * sizeof(*acc->v));
-
-		if (!p)
-			return -ENOMEM;
-		acc->v = p;
-		acc->cap = cap;
-	}
-	si = &acc->v[acc->n++];
-	memset(si, 0, sizeof(*si));
-	si->id = get_u32(tb, SKYPROF_A_SESSION_ID);
-	si->owner_pid = get_u32(tb, SKYPROF_A_OWNER_PID);
-	si->mode = get_u32(tb, SKYPROF_A_MODE);
-	si->clock_used = get_u32(tb, SKYPROF_A_CLOCK_USED);
-	si->freq = get_u32(tb, SKYPROF_A_FREQ);
-	si->flags = get_u32(tb, SKYPROF_A_FLAGS);
-	si->samples = get_u64(tb, SKYPROF_A_SAMPLES);
-	si->lost = get_u64(tb, SKYPROF_A_LOST);
-	ret = copy_u32s(tb[SKYPROF_A_TARGET_TGIDS], &si->tgids, &si->nr_tgids);
-	if (!ret)
-		ret = copy_u32s(tb[SKYPROF_A_TARGET_TIDS], &si->tids, &si->nr_tids);
-	if (!ret)
-		ret = copy_u32s(tb[SKYPROF_A_TARGET_CPUS], &si->cpus, &si->nr_cpu_words);
-	if (!ret && tb[SKYPROF_A_TARGET_CGROUP]) {
-		si->cgroup = strndup(nla_data(tb[SKYPROF_A_TARGET_CGROUP]),
-				     (size_t)nla_len(tb[SKYPROF_A_TARGET_CGROUP]));
-		if (!si->cgroup)
-			ret = -ENOMEM;
-	}
-	return ret;
-}
-
-/* SESSION_INFO repeats, so walk the attributes rather than the parsed table. */
-static int parse_sessions(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
-{
-	struct sessions_acc *acc = r->arg;
-	struct nlattr *a;
-	int rem, ret;
-
-	(void)tb;
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
-		if (nla_type(a) != SKYPROF_A_SESSION_INFO)
-			continue;
-		ret = parse_one_session(acc, a);
-		if (ret < 0) {
-			snprintf(r->extack, sizeof(r->extack), "%s",
-				 ret == -ENOMEM ? "out of memory"
-						: "malformed session list from the module");
-			return ret;
-		}
-	}
-	return 0;
-}
-
-int control_list_sessions(struct control *c, struct control_session_info **out, size_t *n)
-{
-	struct sessions_acc acc = { 0 };
-	struct reply r = { .parse = parse_sessions, .arg = &acc };
-	int ret;
-
-	*out = NULL;
-	*n = 0;
-	ret = request(c, SKYPROF_CMD_LIST_SESSIONS, "cannot list the sessions", NULL, NULL, &r);
-	if (ret < 0) {
-		control_sessions_free(acc.v, acc.n);
-		return ret;
-	}
-	*out = acc.v;
-	*n = acc.n;
-	return 0;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The control channel to skyprof.ko. This is the only code that knows the
- * channel is generic netlink; everything else sees these calls.
+ * channel is generic netlink; everything else sees these calls. Behind it:
+ * control.c (the channel), control_commands.c (each command's request and
+ * reply), control_events.c (the multicast events), control_names.c.
  *
  * A session belongs to the control handle that started it: closing the
  * handle (or the process dying) ends the session in the module.
