@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 
+#include "follow.h"
 #include "skyprof_kmod.h"
 
 bool skyprof_filter_cgroup_supported(void)

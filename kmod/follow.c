@@ -35,6 +35,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "follow.h"
 #include "skyprof_kmod.h"
 
 #ifdef SKYPROF_FOLLOW
@@ -48,33 +49,12 @@
 #endif
 
 #define SKYPROF_FOLLOW_WINDOW	32
-#define SKYPROF_FOLLOW_TOMB	U32_MAX
-
-struct skyprof_follow {
-	u32 *tgid;			/* nr slots */
-	u32 nr;
-	u32 bits;
-	u32 window;
-	atomic_t used;
-	u64 bytes;
-};
 
 static atomic64_t skyprof_follow_mem = ATOMIC64_INIT(0);
 
 u64 skyprof_follow_bytes(void)
 {
 	return atomic64_read(&skyprof_follow_mem);
-}
-
-/* Is tgid followed by t? Any context. */
-bool skyprof_follow_has(const struct skyprof_follow *t, u32 tgid)
-{
-	u32 h = hash_32(tgid, t->bits), i;
-
-	for (i = 0; i < t->window; i++)
-		if (READ_ONCE(t->tgid[(h + i) & (t->nr - 1)]) == tgid)
-			return true;
-	return false;
 }
 
 #ifdef SKYPROF_FOLLOW

@@ -15,7 +15,8 @@
  *   offcpu.c          off-CPU mode: sched_switch probes, table of blocked tasks
  *   sideband.c        the address spaces sampled: noted by samples, their
  *                     executable mappings written into the ring
- *   follow.c          following forks: fork/exit probes, table of processes
+ *   follow.c, follow.h following forks: fork/exit probes, table of processes
+ *                     (its lookup inline in follow.h, for the filter)
  *   unwind_kernel.c   kernel stacks through the arch unwinder
  *   unwind_user.c     user regs, frame-pointer walk, raw user-stack copy
  *   chardev.c         /dev/skyprof: bind, mmap, poll
@@ -272,7 +273,6 @@ void skyprof_follow_free(struct skyprof_session *s);
 int skyprof_follow_start(struct skyprof_session *s);
 void skyprof_follow_stop(struct skyprof_session *s);
 void skyprof_follow_exit(void);
-bool skyprof_follow_has(const struct skyprof_follow *t, u32 tgid);
 u32 skyprof_follow_used(struct skyprof_session *s);
 
 /* ---- unwinding --------------------------------------------------------- */
