@@ -5,9 +5,10 @@ session with -F ...,sb): samples (S lines, as=ID), mappings (M) and closed
 reports (A).
 
   sideband.py named DUMP COMM SUFFIX MIN_SHARE
-      COMM's user samples with a frame in a mapping of a file ending in
-      SUFFIX reported for the sample's own address space (the leaf may be
-      in libc or the vDSO)
+      COMM's user samples with a frame in a file mapping reported for the
+      sample's own address space (the program, libc, the dynamic loader:
+      the leaf may be in the vDSO), and at least half of them with one in
+      the file ending in SUFFIX
   sideband.py reuse DUMP PID COMM_A SUFFIX_A COMM_B SUFFIX_B
       pid PID ran two programs: each one's samples resolve in its own file
       and no frame of either in the other's
@@ -86,17 +87,19 @@ def main(argv):
     maps, spaces = records(dump)
     if cmd == "named":
         comm, suffix, want = argv[3], argv[4], float(argv[5])
-        total = named = noid = 0
+        total = named = own = noid = 0
         for s, a in with_as(dump):
             if s["comm"] != comm or not s["u"] or (s["flags"] & 1):
                 continue
             total += 1
             noid += a == 0
-            named += in_file(maps, a, s["u"], suffix)
+            named += in_file(maps, a, s["u"], "")
+            own += in_file(maps, a, s["u"], suffix)
         share = named / total if total else 0.0
-        print(f"{comm}: {named}/{total} user samples named in *{suffix} ({share:.3f}, "
-              f"need >= {want}); {noid} without an address space")
-        return 0 if total and share >= want else 1
+        print(f"{comm}: {named}/{total} user samples named from their address space's "
+              f"records ({share:.3f}, need >= {want}), {own} in *{suffix}; "
+              f"{noid} without an address space")
+        return 0 if total and share >= want and 2 * own >= total else 1
     if cmd == "reuse":
         pid = int(argv[3])
         want = {argv[4]: argv[5], argv[6]: argv[7]}

@@ -6,8 +6,10 @@
 #   STRESS_RMMOD    rmmod/insmod while sampling at 10 kHz   (50 / 10)
 #   STRESS_HOTPLUG  CPU 1 offline/online while sampling     (100 / 20)
 #   STRESS_KILLS    SIGKILLs of the owner mid-session       (100 / 20)
-#   STRESS_FORK_S   seconds of fork/exit storm, tgid list   (10 / 5)
-#   STRESS_RINGFULL_S  seconds a reader stalls on a full ring (30 / 10), next
+#   STRESS_FORK_S   seconds of fork/exit storm, tgid list   (10 / 5); the
+#                   first session with the side-band and fork following
+#   STRESS_RINGFULL_S  seconds a reader stalls on a full ring (30 / 10; with
+#                   the side-band, whose reports then wait for room), next
 #                   to the hotplug and fork parts
 # plus two concurrent sessions on the same targets. Afterwards no session
 # and no ring memory (GET_INFO), Slab within STRESS_SLAB_TOL_KB (2048) of
@@ -88,7 +90,7 @@ kill ${SPIN_PIDS//,/ } 2>/dev/null
 
 # 3-5 run next to a session whose reader stalls for STRESS_RINGFULL_S (ring full)
 spinners 2 $((RF + 10))
-"$KTEST" record -f 4999 -p 8 -d $((RF + 2)) --stall "$RF" -b 50 >full.txt 2>&1 &
+"$KTEST" record -f 4999 -p 8 -d $((RF + 2)) --stall "$RF" -b 50 -F k,u,sb >full.txt 2>&1 &
 full=$!
 sleep 1
 # 4. CPU 1 offline/online while two sessions sample
@@ -117,7 +119,7 @@ s=$(t)
 spinners 2 $((FORK_S + 5))
 ( end=$((SECONDS + FORK_S)); while [ $SECONDS -lt $end ]; do /bin/true & /bin/true & wait; done ) &
 storm=$!
-"$KTEST" record -f 999 -d "$FORK_S" -t "$SPIN_PIDS,$storm" >fork1.txt 2>&1 &
+"$KTEST" record -f 999 -d "$FORK_S" -t "$SPIN_PIDS,$storm" -F k,u,sb,follow >fork1.txt 2>&1 &
 r1=$!
 "$KTEST" record -c hrtimer -f 999 -d "$FORK_S" -t "$SPIN_PIDS,$storm" >fork2.txt 2>&1 &
 r2=$!
