@@ -241,6 +241,12 @@ static void valid_start(struct mb *m)
 		put_u32(m, SKYPROF_A_WATERMARK_PCT, 1 + rn(100));
 	if (rn(2))
 		put_u32(m, SKYPROF_A_BUDGET_PCT, 1 + rn(100));
+	if (rn(4) == 0)
+		put_u32(m, SKYPROF_A_SIDEBAND_ENTRIES, rn(4) ? (uint32_t)SKYPROF_SIDEBAND_ENTRIES_MIN << rn(4) :
+								 val32());
+	if (rn(4) == 0)
+		put_u32(m, SKYPROF_A_FOLLOW_ENTRIES, rn(4) ? (uint32_t)SKYPROF_FOLLOW_ENTRIES_MIN << rn(4) :
+							      val32());
 	if (rn(3) == 0) {
 		uint32_t tg[4] = { 1, (uint32_t)getpid(), 1 + rn(4096), val32() };
 

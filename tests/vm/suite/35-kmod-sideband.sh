@@ -8,8 +8,9 @@
 # by the program: short programs one after another system-wide (dynamic
 # and static), a pid reused by another program, a re-exec of the same
 # file, a library dlopen'ed by a process that exits at once, a session
-# that follows a shell's descendants, and no mm left pinned after a
-# fork/exec storm and the session's end, its owner's SIGKILL or rmmod.
+# that follows a shell's descendants, an off-CPU session, and no mm left
+# pinned after a fork/exec storm and the session's end, its owner's
+# SIGKILL or rmmod.
 . "$SKYPROF_ROOT/tests/kmod/lib.sh"
 need "$WL/short_spin"
 need "$WL/dl_spin"
@@ -86,6 +87,17 @@ if "$KTEST" info | grep -q 'caps=.*follow'; then
 	say "ok: follow without TARGET_TGIDS refused: $(tail -1 nofollow.txt)"
 else
 	fail "no follow cap"
+fi
+
+# 7. Off-CPU sessions note address spaces at the switch-out.
+if "$KTEST" info | grep -q 'caps=.*offcpu'; then
+	"$KTEST" record -m off -d 4 -F k,u,sb -o off.txt --ready-file ready7 >rec-off.txt &
+	rec=$!
+	while [ ! -e ready7 ]; do sleep 0.05; done
+	for i in 1 2 3; do "$WL/sleep_chain" 1 5 >/dev/null; done
+	wait $rec || fail "off-CPU side-band session"
+	$SB named off.txt sleep_chain /sleep_chain 0.9 || fail "off-CPU samples not named"
+	$SB closed off.txt || fail "an off-CPU address space was never reported"
 fi
 
 # 6. A fork/exec storm under a session: nothing stays pinned after its
