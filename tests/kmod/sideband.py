@@ -89,7 +89,8 @@ def main(argv):
         comm, suffix, want = argv[3], argv[4], float(argv[5])
         total = named = own = noid = 0
         for s, a in with_as(dump):
-            if s["comm"] != comm or not s["u"] or (s["flags"] & 1):
+            # Off-CPU samples are all in the kernel: their user stacks count.
+            if s["comm"] != comm or not s["u"] or (s["flags"] & 0x41) == 1:
                 continue
             total += 1
             noid += a == 0
