@@ -75,6 +75,10 @@ static struct nla_policy attr_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_OWNER_PID] = { .type = NLA_U32 },
 	[SKYPROF_A_SAMPLES] = { .type = NLA_U64 },
 	[SKYPROF_A_LOST] = { .type = NLA_U64 },
+	[SKYPROF_A_SIDEBAND_USED] = { .type = NLA_U32 },
+	[SKYPROF_A_SIDEBAND_PINNED] = { .type = NLA_U32 },
+	[SKYPROF_A_FOLLOW_USED] = { .type = NLA_U32 },
+	[SKYPROF_A_SIDEBAND_BYTES] = { .type = NLA_U64 },
 };
 
 static struct nla_policy stat_policy[SKYPROF_STAT_MAX + 1] = {
@@ -90,6 +94,15 @@ static struct nla_policy stat_policy[SKYPROF_STAT_MAX + 1] = {
 	[SKYPROF_STAT_MISSED] = { .type = NLA_U64 },
 	[SKYPROF_STAT_OFFCPU_SHORT] = { .type = NLA_U64 },
 	[SKYPROF_STAT_OFFCPU_FULL] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_NOTED] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_FULL] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_REPORTS] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_RECORDS] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_LOST] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_WALK_NS] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_THROTTLED] = { .type = NLA_U64 },
+	[SKYPROF_STAT_FOLLOW_ADDED] = { .type = NLA_U64 },
+	[SKYPROF_STAT_FOLLOW_FULL] = { .type = NLA_U64 },
 };
 
 __attribute__((format(printf, 2, 3))) static void set_err(struct control *c, const char *fmt, ...)
@@ -385,6 +398,7 @@ static int parse_info(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
 	info->ring_pages_max = get_u32(tb, SKYPROF_A_RING_PAGES_MAX);
 	info->page_size = get_u32(tb, SKYPROF_A_PAGE_SIZE);
 	info->ring_bytes = get_u64(tb, SKYPROF_A_RING_BYTES);
+	info->sideband_bytes = get_u64(tb, SKYPROF_A_SIDEBAND_BYTES);
 	return 0;
 }
 
@@ -497,6 +511,19 @@ struct stats_acc {
 	size_t n, cap;
 };
 
+static void parse_sideband_stats(struct control_cpu_stats *st, struct nlattr **tb)
+{
+	st->sb_noted = get_u64(tb, SKYPROF_STAT_SB_NOTED);
+	st->sb_full = get_u64(tb, SKYPROF_STAT_SB_FULL);
+	st->sb_reports = get_u64(tb, SKYPROF_STAT_SB_REPORTS);
+	st->sb_records = get_u64(tb, SKYPROF_STAT_SB_RECORDS);
+	st->sb_lost = get_u64(tb, SKYPROF_STAT_SB_LOST);
+	st->sb_walk_ns = get_u64(tb, SKYPROF_STAT_SB_WALK_NS);
+	st->sb_throttled = get_u64(tb, SKYPROF_STAT_SB_THROTTLED);
+	st->follow_added = get_u64(tb, SKYPROF_STAT_FOLLOW_ADDED);
+	st->follow_full = get_u64(tb, SKYPROF_STAT_FOLLOW_FULL);
+}
+
 static int parse_one_cpu(struct stats_acc *acc, struct nlattr *nest)
 {
 	struct nlattr *tb[SKYPROF_STAT_MAX + 1];
@@ -526,6 +553,7 @@ static int parse_one_cpu(struct stats_acc *acc, struct nlattr *nest)
 	st->missed = get_u64(tb, SKYPROF_STAT_MISSED);
 	st->offcpu_short = get_u64(tb, SKYPROF_STAT_OFFCPU_SHORT);
 	st->offcpu_full = get_u64(tb, SKYPROF_STAT_OFFCPU_FULL);
+	parse_sideband_stats(st, tb);
 	return 0;
 }
 
@@ -570,6 +598,28 @@ int control_get_stats(struct control *c, uint32_t session_id, struct control_cpu
 	*out = acc.v;
 	*n = acc.n;
 	return 0;
+}
+
+static int parse_session_counters(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
+{
+	struct control_session_counters *sc = r->arg;
+
+	(void)nlh;
+	sc->sideband_used = get_u32(tb, SKYPROF_A_SIDEBAND_USED);
+	sc->sideband_pinned = get_u32(tb, SKYPROF_A_SIDEBAND_PINNED);
+	sc->follow_used = get_u32(tb, SKYPROF_A_FOLLOW_USED);
+	return 0;
+}
+
+/* A GET_STATS of its own: the per-CPU reply's parser stays as it is. */
+int control_get_session_counters(struct control *c, uint32_t session_id,
+				 struct control_session_counters *out)
+{
+	struct reply r = { .parse = parse_session_counters, .arg = out };
+
+	memset(out, 0, sizeof(*out));
+	return request(c, SKYPROF_CMD_GET_STATS, "cannot read the session's statistics",
+		       build_session_id, &session_id, &r);
 }
 
 int control_subscribe_events(struct control *c)
@@ -705,6 +755,7 @@ const char *control_caps_string(uint32_t caps, char *buf, size_t len)
 		{ SKYPROF_CAP_PERF_HW, "perf-hw" },	    { SKYPROF_CAP_PERF_SW, "perf-sw" },
 		{ SKYPROF_CAP_HRTIMER, "hrtimer" },	    { SKYPROF_CAP_OFFCPU, "offcpu" },
 		{ SKYPROF_CAP_USTACK_COPY, "ustack-copy" }, { SKYPROF_CAP_CGROUP, "cgroup" },
+		{ SKYPROF_CAP_SIDEBAND, "sideband" },	    { SKYPROF_CAP_FOLLOW, "follow" },
 	};
 	size_t used = 0;
 

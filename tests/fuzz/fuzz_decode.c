@@ -95,11 +95,11 @@ static void ring(const uint8_t *data, size_t size)
 	rc.data = buf;
 	rc.size = area;
 	rc.tail = tail;
-	ring_cpu_drain(&rc, consume, &sum, &st);
+	ring_cpu_drain(&rc, &k, &st);
 	if (rc.tail != head)
 		abort(); /* a drain always ends at head: it never stalls */
 	/* A second pass with nothing new must be a no-op. */
-	ring_cpu_drain(&rc, consume, &sum, &st);
+	ring_cpu_drain(&rc, &k, &st);
 	free(buf);
 }
 
