@@ -138,6 +138,26 @@ static int check_caps(struct capture *c, const struct capture_opts *o)
 	return 0;
 }
 
+int capture_cmd_target(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid)
+{
+	struct control_session_opts *s = &c->sopts;
+
+	if (!cmd_tgid) {
+		snprintf(c->err, sizeof(c->err), "no target");
+		return -EINVAL;
+	}
+	c->extra_tgid = cmd_tgid;
+	s->tgids = &c->extra_tgid;
+	s->nr_tgids = 1;
+	/* As perf's inherited events: the module adds each process the
+	 * command forks, at any depth, on every kernel. */
+	if (o->cmd_children && (c->info.caps & SKYPROF_CAP_FOLLOW)) {
+		s->flags |= SKYPROF_F_FOLLOW_FORKS;
+		c->cmd_followed = true;
+	}
+	return 0;
+}
+
 static int resolve_targets(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid,
 			   uint32_t *tgids)
 {
@@ -146,20 +166,7 @@ static int resolve_targets(struct capture *c, const struct capture_opts *o, uint
 
 	switch (o->target) {
 	case TARGET_NONE:
-		if (!cmd_tgid) {
-			snprintf(c->err, sizeof(c->err), "no target");
-			return -EINVAL;
-		}
-		c->extra_tgid = cmd_tgid;
-		s->tgids = &c->extra_tgid;
-		s->nr_tgids = 1;
-		/* As perf's inherited events: the module adds each process the
-		 * command forks, at any depth, on every kernel. */
-		if (o->cmd_children && (c->info.caps & SKYPROF_CAP_FOLLOW)) {
-			s->flags |= SKYPROF_F_FOLLOW_FORKS;
-			c->cmd_followed = true;
-		}
-		return 0;
+		return capture_cmd_target(c, o, cmd_tgid);
 	case TARGET_PIDS:
 		for (uint32_t i = 0; i < o->nr_pids; i++) {
 			if (!pid_exists(o->pids[i])) {

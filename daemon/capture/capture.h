@@ -115,6 +115,13 @@ bool capture_cmd_cgroup(struct capture *c, const char *cmd_cgroup);
  */
 int capture_session_opts(struct capture *c, const struct capture_opts *o);
 
+/*
+ * The part of capture_prepare that makes a TARGET_NONE session's target:
+ * the command's (or the agent task's) tgid, its forks followed with
+ * o->cmd_children where the module can. Exposed for tests.
+ */
+int capture_cmd_target(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid);
+
 /* Start the session and map its rings. 0 or -errno with c->err. */
 int capture_start(struct capture *c);
 

@@ -173,7 +173,7 @@ static int rebuild(struct hold *h, size_t n, bool keep_all)
 
 		if (o->state == AS_EMPTY)
 			continue;
-		if (!keep_all && o->state != AS_WAITING) {
+		if (!keep_all && o->state != AS_WAITING && !o->first) {
 			h->st.forgotten++;
 			continue;
 		}
@@ -260,9 +260,11 @@ static int release_oldest(struct hold *h, uint64_t *count)
 {
 	struct as_slot *e = slot_find(h, h->head->s.as_id);
 
-	if (!e || e->state != AS_WAITING)
+	if (!e)
 		return -EPROTO; /* cannot happen: every held sample has its slot */
-	e->state = AS_WENT_ON;
+	/* (not waiting: a sink's error stopped an earlier release part-way) */
+	if (e->state == AS_WAITING)
+		e->state = AS_WENT_ON;
 	return release(h, e, count);
 }
 
