@@ -15,7 +15,7 @@
 
 struct proc_gen *proc_aspace_find(struct proc_table *t, uint32_t pid, uint64_t as_id)
 {
-	for (struct proc_gen *g = t->procs[pid % PROC_BUCKETS]; g; g = g->next)
+	for (struct proc_gen *g = *proc_table_chain(t, pid); g; g = g->next)
 		if (g->pid == pid && g->as_id == as_id)
 			return g;
 	return NULL;
@@ -26,7 +26,7 @@ static int next_number(struct proc_table *t, uint32_t pid)
 {
 	int n = 0;
 
-	for (struct proc_gen *g = t->procs[pid % PROC_BUCKETS]; g; g = g->next)
+	for (struct proc_gen *g = *proc_table_chain(t, pid); g; g = g->next)
 		if (g->pid == pid && g->gen >= n)
 			n = g->gen + 1;
 	return n <= UINT16_MAX ? n : -1;
@@ -39,7 +39,7 @@ static int next_number(struct proc_table *t, uint32_t pid)
  */
 static void link_gen(struct proc_table *t, struct proc_gen *g)
 {
-	struct proc_gen **head = &t->procs[g->pid % PROC_BUCKETS], **pos = head;
+	struct proc_gen **head = proc_table_chain(t, g->pid), **pos = head;
 
 	for (struct proc_gen **pp = head; *pp; pp = &(*pp)->next)
 		if ((*pp)->pid == g->pid && (*pp)->as_id && (*pp)->first_ns > g->first_ns)
@@ -128,7 +128,7 @@ static bool runs_reported_image(struct proc_table *t, struct proc_gen *g, struct
 
 		if (!m->recorded || !m->is_main)
 			continue;
-		return !ident_read(t->proc_root, g->pid, now) &&
+		return !ident_read(proc_table_root(t), g->pid, now) &&
 		       major((dev_t)now->exe_dev) == m->ident.dev_major &&
 		       minor((dev_t)now->exe_dev) == m->ident.dev_minor &&
 		       now->exe_ino == m->ident.ino;
@@ -154,11 +154,11 @@ int proc_aspace_report(struct proc_table *t, struct proc_gen *g, const struct sp
 		set_ident(&m->ident, mm);
 		if (m->is_main && mm->path[0])
 			snprintf(g->exe, sizeof(g->exe), "%s", mm->path);
-		t->aspace.mappings++;
+		proc_table_counts(t)->mappings++;
 		proc_table_announce(t, g, m);
 	}
 	g->nr_reports++;
-	t->aspace.reports++;
+	proc_table_counts(t)->reports++;
 	/* JIT code is anonymous memory, which the module does not report: a
 	 * look at /proc while the process still runs this image finds it, so
 	 * that its perf map is looked for while it is there. */
@@ -168,8 +168,7 @@ int proc_aspace_report(struct proc_table *t, struct proc_gen *g, const struct sp
 		g->have_ident = true;
 		proc_table_read_maps(t, g, true);
 	}
-	if (t->hooks.captured)
-		t->hooks.captured(t->hooks.arg, g, g->nr_reports == 1);
+	proc_table_captured(t, g, g->nr_reports == 1);
 	return 0;
 }
 
@@ -194,45 +193,52 @@ static bool started_after(const struct proc_ident *now, uint64_t sample_ns)
 
 void proc_aspace_fallback(struct proc_table *t, struct proc_gen *g, uint64_t sample_ns)
 {
+	struct proc_aspace_counts *n = proc_table_counts(t);
 	struct proc_ident now;
 
 	if (g->fallback_tried)
 		return;
 	g->fallback_tried = true;
-	if (ident_read(t->proc_root, g->pid, &now)) {
+	if (ident_read(proc_table_root(t), g->pid, &now)) {
 		g->gone = true;
-		t->aspace.fallback_gone++;
+		n->fallback_gone++;
 		return;
 	}
 	if (started_after(&now, sample_ns)) {
-		t->aspace.fallback_reused++;
+		n->fallback_reused++;
 		return;
 	}
 	g->ident = now;
 	g->have_ident = true;
 	proc_table_read_exe(t, g);
 	if (proc_table_read_maps(t, g, false) < 0) {
-		t->aspace.fallback_gone++;
+		n->fallback_gone++;
 		return;
 	}
-	t->aspace.fallbacks++;
-	if (t->hooks.captured)
-		t->hooks.captured(t->hooks.arg, g, true);
+	n->fallbacks++;
+	proc_table_captured(t, g, true);
+}
+
+static void count_files(void *arg, struct proc_gen *g)
+{
+	struct proc_aspace_stats *out = arg;
+
+	for (size_t i = 0; i < g->nr_maps; i++)
+		if (g->maps[i]->recorded && g->maps[i]->check < __FILES_CHECK_MAX)
+			out->files[g->maps[i]->check]++;
 }
 
 void proc_aspace_get_stats(struct proc_table *t, struct proc_aspace_stats *out)
 {
+	const struct proc_aspace_counts *n = proc_table_counts(t);
+
 	memset(out, 0, sizeof(*out));
-	out->reports = t->aspace.reports;
-	out->mappings = t->aspace.mappings;
-	out->fallbacks = t->aspace.fallbacks;
-	out->fallback_reused = t->aspace.fallback_reused;
-	out->fallback_gone = t->aspace.fallback_gone;
-	for (size_t b = 0; b < PROC_BUCKETS; b++)
-		for (struct proc_gen *g = t->procs[b]; g; g = g->next)
-			for (size_t i = 0; i < g->nr_maps; i++)
-				if (g->maps[i]->recorded && g->maps[i]->check < __FILES_CHECK_MAX)
-					out->files[g->maps[i]->check]++;
+	out->reports = n->reports;
+	out->mappings = n->mappings;
+	out->fallbacks = n->fallbacks;
+	out->fallback_reused = n->fallback_reused;
+	out->fallback_gone = n->fallback_gone;
+	proc_table_each(t, count_files, out);
 }
 
 const char *proc_aspace_files_line(const struct proc_aspace_stats *st, char *buf, size_t len)

@@ -24,8 +24,40 @@
 #include "proc/table.h"
 #include "proc/table_priv.h"
 
+#define PROC_BUCKETS 1024
+
 /* Reads of /proc/PID/maps: see read_maps. */
 #define MAPS_READ_BYTES (64 * 1024)
+
+struct proc_table {
+	char proc_root[PATH_MAX];
+	struct proc_table_hooks hooks;
+	struct strtab paths; /* the mappings' */
+	/* Our own pid namespace (proc_root's self/ns/pid), once looked up. */
+	bool own_pidns_tried, own_pidns_known;
+	dev_t own_pidns_dev;
+	ino_t own_pidns_ino;
+	struct proc_gen *procs[PROC_BUCKETS];
+	char *maps_buf; /* read_maps' stdio buffer, kept: malloc'd and freed
+			 * for each read, it was new heap memory each time */
+	struct proc_aspace_counts aspace;
+};
+
+struct proc_gen **proc_table_chain(struct proc_table *t, uint32_t pid)
+{
+	return &t->procs[pid % PROC_BUCKETS];
+}
+
+struct proc_aspace_counts *proc_table_counts(struct proc_table *t)
+{
+	return &t->aspace;
+}
+
+void proc_table_captured(struct proc_table *t, struct proc_gen *g, bool first)
+{
+	if (t->hooks.captured)
+		t->hooks.captured(t->hooks.arg, g, first);
+}
 
 struct proc_table *proc_table_new(const char *proc_root, const struct proc_table_hooks *hooks)
 {

@@ -1,21 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The process table's inside, shared by its two files: table.c (the table,
- * and a process's state read from /proc) and aspace.c (a process's state
- * from the module's side-band records). Nothing else includes this.
+ * What the process table's two files share beyond table.h: table.c (the
+ * table, and a process's state read from /proc) and aspace.c (a process's
+ * state from the module's side-band records). Nothing else includes this;
+ * the table's structure stays table.c's.
  */
 #ifndef SKYPROF_PROC_TABLE_PRIV_H
 #define SKYPROF_PROC_TABLE_PRIV_H
 
-#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
-#include "lib/strtab.h"
-#include "proc/table.h"
-
-#define PROC_BUCKETS 1024
+struct proc_gen;
+struct proc_mapping;
+struct proc_table;
 
 /* What the side-band half did (proc/aspace.h reports them). */
 struct proc_aspace_counts {
@@ -25,19 +23,13 @@ struct proc_aspace_counts {
 	uint64_t fallback_gone;	  /* ... nothing there any more */
 };
 
-struct proc_table {
-	char proc_root[PATH_MAX];
-	struct proc_table_hooks hooks;
-	struct strtab paths; /* the mappings' */
-	/* Our own pid namespace (proc_root's self/ns/pid), once looked up. */
-	bool own_pidns_tried, own_pidns_known;
-	dev_t own_pidns_dev;
-	ino_t own_pidns_ino;
-	struct proc_gen *procs[PROC_BUCKETS];
-	char *maps_buf; /* read_maps' stdio buffer, kept: malloc'd and freed
-			 * for each read, it was new heap memory each time */
-	struct proc_aspace_counts aspace;
-};
+/* The table's: the head of pid's chain of generations (newest first), and
+ * the side-band half's counters. */
+struct proc_gen **proc_table_chain(struct proc_table *t, uint32_t pid);
+struct proc_aspace_counts *proc_table_counts(struct proc_table *t);
+
+/* The hooks' captured(g, first): g's state was taken, its files opened. */
+void proc_table_captured(struct proc_table *t, struct proc_gen *g, bool first);
 
 /*
  * A new mapping appended to g, its path interned; the caller fills in the
