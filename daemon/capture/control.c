@@ -600,6 +600,36 @@ int control_get_stats(struct control *c, uint32_t session_id, struct control_cpu
 	return 0;
 }
 
+void control_stats_sum(const struct control_cpu_stats *st, size_t n, struct control_cpu_stats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; i < n; i++) {
+		const struct control_cpu_stats *s = &st[i];
+
+		sum->samples += s->samples;
+		sum->drops += s->drops;
+		sum->unwind_errors += s->unwind_errors;
+		sum->handler_ns += s->handler_ns;
+		if (s->handler_max_ns > sum->handler_max_ns)
+			sum->handler_max_ns = s->handler_max_ns;
+		sum->throttled += s->throttled;
+		sum->filtered += s->filtered;
+		sum->nested += s->nested;
+		sum->missed += s->missed;
+		sum->offcpu_short += s->offcpu_short;
+		sum->offcpu_full += s->offcpu_full;
+		sum->sb_noted += s->sb_noted;
+		sum->sb_full += s->sb_full;
+		sum->sb_reports += s->sb_reports;
+		sum->sb_records += s->sb_records;
+		sum->sb_lost += s->sb_lost;
+		sum->sb_walk_ns += s->sb_walk_ns;
+		sum->sb_throttled += s->sb_throttled;
+		sum->follow_added += s->follow_added;
+		sum->follow_full += s->follow_full;
+	}
+}
+
 static int parse_session_counters(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
 {
 	struct control_session_counters *sc = r->arg;

@@ -111,6 +111,9 @@ struct control_cpu_stats {
 int control_get_stats(struct control *c, uint32_t session_id, struct control_cpu_stats **out,
 		      size_t *n);
 
+/* The counters of n CPUs added up (the highest handler_max_ns; cpu 0). */
+void control_stats_sum(const struct control_cpu_stats *st, size_t n, struct control_cpu_stats *sum);
+
 /* A session's counters of GET_STATS that are not per CPU. */
 struct control_session_counters {
 	uint32_t sideband_used;	  /* address spaces tracked now */

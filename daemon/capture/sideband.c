@@ -8,28 +8,7 @@
 
 #include "capture/sideband.h"
 
-struct sums {
-	uint64_t noted, full, reports, records, lost, walk_ns, throttled;
-	uint64_t follow_added, follow_full;
-};
-
-static void sum(const struct control_cpu_stats *st, size_t n, struct sums *s)
-{
-	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < n; i++) {
-		s->noted += st[i].sb_noted;
-		s->full += st[i].sb_full;
-		s->reports += st[i].sb_reports;
-		s->records += st[i].sb_records;
-		s->lost += st[i].sb_lost;
-		s->walk_ns += st[i].sb_walk_ns;
-		s->throttled += st[i].sb_throttled;
-		s->follow_added += st[i].follow_added;
-		s->follow_full += st[i].follow_full;
-	}
-}
-
-static void hold_lines(const struct hold_stats *h, const struct sums *s,
+static void hold_lines(const struct hold_stats *h, const struct control_cpu_stats *s,
 		       void (*line)(void *arg, bool warning, const char *text), void *arg)
 {
 	uint64_t without = h->by_timeout + h->when_full + h->at_end + h->no_memory;
@@ -40,7 +19,7 @@ static void hold_lines(const struct hold_stats *h, const struct sums *s,
 		 " reports, %" PRIu64 " mappings), walked in %.1f ms; %" PRIu64
 		 " samples waited for their report, %" PRIu64 " of them named by it (longest "
 		 "wait %.1f ms)",
-		 h->first_reports, h->reports, h->mappings, (double)s->walk_ns / 1e6, h->held,
+		 h->first_reports, h->reports, h->mappings, (double)s->sb_walk_ns / 1e6, h->held,
 		 h->by_report, (double)h->wait_max_ns / 1e6);
 	line(arg, false, buf);
 	if (without) {
@@ -54,26 +33,26 @@ static void hold_lines(const struct hold_stats *h, const struct sums *s,
 			 h->at_end, h->no_memory, h->late_reports);
 		line(arg, false, buf);
 	}
-	if (s->full) {
+	if (s->sb_full) {
 		snprintf(buf, sizeof(buf),
 			 "the module's table of address spaces was full: %" PRIu64
 			 " samples named none, their processes read from /proc",
-			 s->full);
+			 s->sb_full);
 		line(arg, true, buf);
 	}
-	if (s->lost || h->short_reports || h->orphans || h->pending_full) {
+	if (s->sb_lost || h->short_reports || h->orphans || h->pending_full) {
 		snprintf(buf, sizeof(buf),
 			 "%" PRIu64 " side-band records lost in the module (ring full), %" PRIu64
 			 " dropped here (%" PRIu64 " reports short of mappings): the address "
 			 "spaces they described were reported again or read from /proc",
-			 s->lost, h->orphans + h->pending_full, h->short_reports);
+			 s->sb_lost, h->orphans + h->pending_full, h->short_reports);
 		line(arg, true, buf);
 	}
-	if (s->throttled || h->maps_cut) {
+	if (s->sb_throttled || h->maps_cut) {
 		snprintf(buf, sizeof(buf),
 			 "side-band: %" PRIu64 " walks put off by the budget, %" PRIu64
 			 " reports of address spaces with more than %d executable mappings",
-			 s->throttled, h->maps_cut, SKYPROF_SIDEBAND_MAPS_MAX);
+			 s->sb_throttled, h->maps_cut, SKYPROF_SIDEBAND_MAPS_MAX);
 		line(arg, false, buf);
 	}
 }
@@ -82,10 +61,10 @@ void capture_sideband_lines(const struct capture *c, const struct control_cpu_st
 			    void (*line)(void *arg, bool warning, const char *text), void *arg)
 {
 	const struct hold_stats *h = capture_hold_stats(c);
-	struct sums s;
+	struct control_cpu_stats s;
 	char buf[512];
 
-	sum(st, n, &s);
+	control_stats_sum(st, n, &s);
 	if (h)
 		hold_lines(h, &s, line, arg);
 	if (!c->cmd_followed)

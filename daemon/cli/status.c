@@ -47,29 +47,26 @@ static void print_row(const char *cpu, const struct control_cpu_stats *s)
 
 static void print_stats(const struct control_cpu_stats *st, size_t n)
 {
-	struct control_cpu_stats sum = { 0 };
+	struct control_cpu_stats sum;
 	char cpu[16];
 
 	printf("\n%5s %12s %10s %10s %10s %10s %8s %8s %12s %12s\n", "cpu", "samples", "lost",
 	       "unwind-err", "throttled", "filtered", "nested", "missed", "handler-avg",
 	       "handler-max");
 	for (size_t i = 0; i < n; i++) {
-		const struct control_cpu_stats *s = &st[i];
-
-		snprintf(cpu, sizeof(cpu), "%u", s->cpu);
-		print_row(cpu, s);
-		sum.samples += s->samples;
-		sum.drops += s->drops;
-		sum.unwind_errors += s->unwind_errors;
-		sum.throttled += s->throttled;
-		sum.filtered += s->filtered;
-		sum.nested += s->nested;
-		sum.missed += s->missed;
-		sum.handler_ns += s->handler_ns;
-		if (s->handler_max_ns > sum.handler_max_ns)
-			sum.handler_max_ns = s->handler_max_ns;
+		snprintf(cpu, sizeof(cpu), "%u", st[i].cpu);
+		print_row(cpu, &st[i]);
 	}
+	control_stats_sum(st, n, &sum);
 	print_row("all", &sum);
+}
+
+static void print_sideband_row(const char *cpu, const struct control_cpu_stats *s)
+{
+	printf("%5s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+	       " %10.1f %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
+	       cpu, s->sb_noted, s->sb_full, s->sb_reports, s->sb_records, s->sb_lost,
+	       (double)s->sb_walk_ns / 1e6, s->sb_throttled, s->follow_added, s->follow_full);
 }
 
 /* The side-band and following counters, a table of their own: shown only
@@ -77,44 +74,23 @@ static void print_stats(const struct control_cpu_stats *st, size_t n)
 static void print_sideband_stats(const struct control_cpu_stats *st, size_t n,
 				 const struct control_session_counters *sc)
 {
-	struct control_cpu_stats sum = { 0 };
-	bool any = sc->sideband_used || sc->follow_used;
+	struct control_cpu_stats sum;
+	char cpu[16];
 
-	for (size_t i = 0; i < n; i++)
-		any |= st[i].sb_noted || st[i].sb_full || st[i].sb_reports || st[i].follow_added ||
-		       st[i].follow_full;
-	if (!any)
+	control_stats_sum(st, n, &sum);
+	if (!sc->sideband_used && !sc->follow_used && !sum.sb_noted && !sum.sb_full &&
+	    !sum.sb_reports && !sum.follow_added && !sum.follow_full)
 		return;
 	printf("\nside-band:  %u address spaces tracked, %u of them kept alive until reported; "
 	       "%u processes followed\n",
 	       sc->sideband_used, sc->sideband_pinned, sc->follow_used);
 	printf("%5s %10s %10s %10s %10s %10s %10s %10s %12s %12s\n", "cpu", "noted", "no-slot",
 	       "reports", "records", "lost", "walk-ms", "put-off", "forks-added", "forks-missed");
-	for (size_t i = 0; i <= n; i++) {
-		const struct control_cpu_stats *s = i < n ? &st[i] : &sum;
-		char cpu[16];
-
-		if (i < n)
-			snprintf(cpu, sizeof(cpu), "%u", s->cpu);
-		else
-			snprintf(cpu, sizeof(cpu), "all");
-		printf("%5s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
-		       " %10.1f %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
-		       cpu, s->sb_noted, s->sb_full, s->sb_reports, s->sb_records, s->sb_lost,
-		       (double)s->sb_walk_ns / 1e6, s->sb_throttled, s->follow_added,
-		       s->follow_full);
-		if (i == n)
-			break;
-		sum.sb_noted += s->sb_noted;
-		sum.sb_full += s->sb_full;
-		sum.sb_reports += s->sb_reports;
-		sum.sb_records += s->sb_records;
-		sum.sb_lost += s->sb_lost;
-		sum.sb_walk_ns += s->sb_walk_ns;
-		sum.sb_throttled += s->sb_throttled;
-		sum.follow_added += s->follow_added;
-		sum.follow_full += s->follow_full;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(cpu, sizeof(cpu), "%u", st[i].cpu);
+		print_sideband_row(cpu, &st[i]);
 	}
+	print_sideband_row("all", &sum);
 }
 
 static const char *mode_name(uint32_t mode)

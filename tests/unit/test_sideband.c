@@ -31,33 +31,6 @@
 
 #define PID 5151
 
-static uint64_t nm_addr(const char *bin, const char *sym)
-{
-	char cmd[PATH_MAX + 64], line[512], name[256];
-	unsigned long long a = 0, v;
-	char t;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", bin);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &v, &t, name) == 3 && !strcmp(name, sym))
-			a = v;
-	pclose(f);
-	assert_true(a != 0);
-	return a;
-}
-
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static const char *fx(const char *name)
 {
 	static char paths[8][PATH_MAX];
@@ -89,12 +62,12 @@ static void fake_proc(struct fixture *f, const char *bin, uint64_t start,
 	snprintf(path, sizeof(path), "%s/%d/maps", f->dir, PID);
 	snprintf(text, sizeof(text), "%llx-%llx r-xp 00000000 00:00 0 %s\n",
 		 (unsigned long long)start, (unsigned long long)start + 0x10000, bin);
-	write_text(path, text);
+	assert_true(fx_write_text(path, text));
 	snprintf(path, sizeof(path), "%s/%d/stat", f->dir, PID);
 	snprintf(text, sizeof(text),
 		 "%d (other) R 1 %d %d 0 -1 4194304 10 0 0 0 7 3 0 0 20 0 1 0 %llu 2535424 303\n",
 		 PID, PID, PID, start_time);
-	write_text(path, text);
+	assert_true(fx_write_text(path, text));
 	snprintf(path, sizeof(path), "%s/%d/exe", f->dir, PID);
 	unlink(path);
 	assert_int_equal(symlink(bin, path), 0);
@@ -221,7 +194,7 @@ static void pid_reuse(void **state)
 {
 	struct fixture *f = *state;
 	const char *a = fx("fx_main"), *b = fx("fx_cpp"), *other = fx("libfxstrip.so");
-	uint64_t va = nm_addr(a, "leaf_target"), vb = nm_addr(b, "_Z5twiceIiET_S0_");
+	uint64_t va = fx_nm_addr(a, "leaf_target"), vb = fx_nm_addr(b, "_Z5twiceIiET_S0_");
 	struct proc_gen *g;
 
 	fake_proc(f, other, X - va, 1);
@@ -249,7 +222,7 @@ static void exec_same_binary_twice(void **state)
 {
 	struct fixture *f = *state;
 	const char *a = fx("fx_main");
-	uint64_t va = nm_addr(a, "leaf_target"), y = X + 0x100000;
+	uint64_t va = fx_nm_addr(a, "leaf_target"), y = X + 0x100000;
 
 	add_map(f, 300, a, X - va, SKYPROF_MMAP_F_EXE);
 	report(f, 300, 1, 1000);
@@ -267,7 +240,7 @@ static void dlopen_second_report(void **state)
 {
 	struct fixture *f = *state;
 	const char *a = fx("fx_main"), *lib = fx("libfx.so");
-	uint64_t va = nm_addr(a, "leaf_target"), vl = nm_addr(lib, "lib_func");
+	uint64_t va = fx_nm_addr(a, "leaf_target"), vl = fx_nm_addr(lib, "lib_func");
 	uint64_t l = 0x7f0000000000;
 
 	add_map(f, 400, a, X - va, SKYPROF_MMAP_F_EXE);
@@ -289,7 +262,7 @@ static void gone_from_proc(void **state)
 {
 	struct fixture *f = *state;
 	const char *a = fx("fx_main");
-	uint64_t va = nm_addr(a, "leaf_target");
+	uint64_t va = fx_nm_addr(a, "leaf_target");
 	struct proc_aspace_stats st;
 
 	add_map(f, 500, a, X - va, SKYPROF_MMAP_F_EXE);
@@ -309,7 +282,7 @@ static void replaced_file(void **state)
 	struct fixture *f = *state;
 	const char *a = fx("fx_main"), *b = fx("fx_cpp");
 	char copy[PATH_MAX], cmd[3 * PATH_MAX], bid[64] = "";
-	uint64_t va = nm_addr(a, "leaf_target");
+	uint64_t va = fx_nm_addr(a, "leaf_target");
 	struct proc_aspace_stats st;
 	char line[512];
 	FILE *p;
@@ -369,7 +342,7 @@ static void fallback_without_report(void **state)
 {
 	struct fixture *f = *state;
 	const char *a = fx("fx_main"), *other = fx("fx_cpp");
-	uint64_t va = nm_addr(a, "leaf_target"), now = mono_ns();
+	uint64_t va = fx_nm_addr(a, "leaf_target"), now = mono_ns();
 	long hz = sysconf(_SC_CLK_TCK);
 	struct proc_aspace_stats st;
 
@@ -378,7 +351,7 @@ static void fallback_without_report(void **state)
 	sample(f, 700, X, now, 2);
 	assert_int_equal(self_of(f, "leaf_target"), 2);
 	/* a pid reused: /proc shows a program started an hour after the sample */
-	fake_proc(f, other, X - nm_addr(other, "_Z5twiceIiET_S0_"),
+	fake_proc(f, other, X - fx_nm_addr(other, "_Z5twiceIiET_S0_"),
 		  (unsigned long long)((now / 1000000000ull + 3600) * (uint64_t)hz));
 	sample(f, 701, X, now, 3);
 	assert_int_equal(self_of(f, "int twice<int>(int)"), 0);
@@ -441,13 +414,13 @@ static void held_until_report(void **state)
 {
 	struct fixture *f = *state;
 	const char *a = fx("fx_main"), *other = fx("fx_cpp");
-	uint64_t va = nm_addr(a, "leaf_target"), ip = 0x400000; /* records.h's user ip */
+	uint64_t va = fx_nm_addr(a, "leaf_target"), ip = 0x400000; /* records.h's user ip */
 	struct skyprof_mmap id = identity(a);
 	static struct ring_fix r;
 	struct hold *h = hold_new(NULL);
 
 	assert_non_null(h);
-	fake_proc(f, other, ip - nm_addr(other, "_Z5twiceIiET_S0_"), 1);
+	fake_proc(f, other, ip - fx_nm_addr(other, "_Z5twiceIiET_S0_"), 1);
 	r.head += rec_put_sample_as(r.data + r.head, 0, PID, 800, 0, 1, 0, 0);
 	r.head += rec_put_sample_as(r.data + r.head, 0, PID, 800, 0, 1, 0, 0);
 	ring_drain_into(&r, h, f, 10);
@@ -471,7 +444,7 @@ static void held_until_timeout(void **state)
 {
 	struct fixture *f = *state;
 	const char *a = fx("fx_main");
-	uint64_t va = nm_addr(a, "leaf_target"), ip = 0x400000;
+	uint64_t va = fx_nm_addr(a, "leaf_target"), ip = 0x400000;
 	struct hold_opts o = { .wait_ns = 1000 };
 	static struct ring_fix r;
 	struct hold *h = hold_new(&o);
