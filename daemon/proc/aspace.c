@@ -191,6 +191,50 @@ static bool started_after(const struct proc_ident *now, uint64_t sample_ns)
 	return start_ns > sample_boot_ns;
 }
 
+struct elsewhere {
+	const struct proc_gen *g;
+	const struct proc_gen *found;
+};
+
+static void find_reported(void *arg, struct proc_gen *o)
+{
+	struct elsewhere *w = arg;
+
+	if (o != w->g && o->as_id == w->g->as_id && o->nr_reports && !w->found)
+		w->found = o;
+}
+
+/*
+ * An address space another pid's report described: a vfork child runs on
+ * its parent's until it execs, and the report names the task that noted
+ * it. Its recorded mappings are g's. Whether there was one.
+ */
+static bool copy_reported(struct proc_table *t, struct proc_gen *g)
+{
+	struct elsewhere w = { .g = g };
+
+	proc_table_each(t, find_reported, &w);
+	if (!w.found)
+		return false;
+	for (size_t i = 0; i < w.found->nr_maps; i++) {
+		const struct proc_mapping *o = w.found->maps[i];
+		struct proc_mapping *m;
+
+		if (!o->recorded)
+			continue;
+		m = proc_table_add_mapping(t, g, o->start, o->limit, o->offset, o->inode, o->path);
+		if (!m)
+			break;
+		m->recorded = true;
+		m->is_main = o->is_main;
+		m->ident = o->ident;
+		proc_table_announce(t, g, m);
+	}
+	snprintf(g->exe, sizeof(g->exe), "%s", w.found->exe);
+	proc_table_captured(t, g, true);
+	return true;
+}
+
 void proc_aspace_fallback(struct proc_table *t, struct proc_gen *g, uint64_t sample_ns)
 {
 	struct proc_aspace_counts *n = proc_table_counts(t);
@@ -199,6 +243,8 @@ void proc_aspace_fallback(struct proc_table *t, struct proc_gen *g, uint64_t sam
 	if (g->fallback_tried)
 		return;
 	g->fallback_tried = true;
+	if (copy_reported(t, g))
+		return;
 	if (ident_read(proc_table_root(t), g->pid, &now)) {
 		g->gone = true;
 		n->fallback_gone++;

@@ -56,10 +56,12 @@ struct proc_gen *proc_aspace_gen(struct proc_table *t, uint32_t pid, uint64_t as
 int proc_aspace_report(struct proc_table *t, struct proc_gen *g, const struct sp_report *r);
 
 /*
- * A sample of g came without any report of g's address space: g's maps are
- * read from /proc, once, unless /proc shows a process that started after
- * sample_ns (CLOCK_MONOTONIC) under the pid by then: another program, whose
- * names these samples must not get ([unknown] instead, counted).
+ * A sample of g came without any report of g's address space under g's pid:
+ * the mappings another pid's report gave that address space are g's (a
+ * vfork child on its parent's), else g's maps are read from /proc, once,
+ * unless /proc shows a process that started after sample_ns
+ * (CLOCK_MONOTONIC) under the pid by then: another program, whose names
+ * these samples must not get ([unknown] instead, counted).
  */
 void proc_aspace_fallback(struct proc_table *t, struct proc_gen *g, uint64_t sample_ns);
 

@@ -361,6 +361,29 @@ static void fallback_without_report(void **state)
 	assert_int_equal(st.fallback_reused, 1);
 }
 
+/* A vfork child runs on its parent's address space until it execs: its
+ * samples name that address space, whose report named the parent. */
+static void address_space_of_another_pid(void **state)
+{
+	struct fixture *f = *state;
+	const char *a = fx("fx_main"), *other = fx("fx_cpp");
+	uint64_t va = fx_nm_addr(a, "leaf_target");
+	struct sp_sample s = { .tgid = PID + 1,
+			       .tid = PID + 1,
+			       .weight = 1,
+			       .as_id = 950,
+			       .time_ns = 1100,
+			       .nr_user = 1 };
+	uint64_t ip = X;
+
+	fake_proc(f, other, X - fx_nm_addr(other, "_Z5twiceIiET_S0_"), 1);
+	add_map(f, 950, a, X - va, SKYPROF_MMAP_F_EXE);
+	report(f, 950, 1, 1000);
+	s.user_ips = &ip;
+	assert_int_equal(tp_add(f->tp, &s), 0);
+	assert_int_equal(self_of(f, "leaf_target"), 1);
+}
+
 /* --- the whole way: ring bytes, the hold, ingest -------------------------- */
 
 #define AREA 8192u
@@ -474,6 +497,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(gone_from_proc, setup, teardown),
 		cmocka_unit_test_setup_teardown(replaced_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(fallback_without_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(address_space_of_another_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(held_until_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(held_until_timeout, setup, teardown),
 	};
