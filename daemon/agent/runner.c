@@ -14,8 +14,10 @@
 #include "agent/queue.h"
 #include "agent/runner.h"
 #include "capture/capture.h"
+#include "capture/sideband.h"
 #include "agent/config.h"
 #include "output/output.h"
+#include "proc/aspace.h"
 #include "proc/table.h"
 #include "lib/clock.h"
 #include "profile/ingest.h"
@@ -38,9 +40,23 @@ struct run_sink {
 	uint64_t uploaded_count, uploaded_weight, batches, dropped_batches;
 };
 
+/* A report of the task's process's address space, for the worker's table,
+ * in the generation the drain side's ingest gave it. */
+struct run_report {
+	struct sp_report *r; /* hold_report_dup's */
+	uint16_t gen;
+};
+
+/* Reports the drain side took since the last flush that the worker got. */
+struct run_reports {
+	struct run_report *v;
+	size_t n, cap;
+};
+
 /* One flush for the worker: the samples since the previous one. */
 struct flush_req {
 	struct run_sink *k;
+	struct run_reports reports; /* applied before the samples */
 	struct profile *pend;
 	uint64_t now_ms;
 	bool final;
@@ -68,6 +84,8 @@ struct agent_run {
 	 * symbolizer of its own: the worker's is busy symbolizing meanwhile. */
 	struct ingest *in;
 	struct symbolizer *dsym;
+	struct sp_sink cap_sink; /* on_sample, on_report */
+	struct run_reports reports;
 	uint16_t gen; /* of the last sample */
 	uint64_t end_ms;
 	uint64_t next_flush_ms;
@@ -99,6 +117,63 @@ static int on_sample(void *arg, const struct sp_sample *s)
 	}
 	r->st.samples_read++;
 	return 0;
+}
+
+static void reports_free(struct run_reports *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i].r);
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+}
+
+/*
+ * A report of the task's process, for the worker's table (its symbolizer
+ * opens the files the report names). Its generation is the drain side's,
+ * so that the samples of this address space resolve in it there too.
+ */
+static int on_report(void *arg, const struct sp_report *rep)
+{
+	struct agent_run *r = arg;
+	struct run_reports *v = &r->reports;
+	int gen = ingest_report(r->in, rep);
+
+	if (gen < 0) {
+		r->error = gen;
+		return gen;
+	}
+	if (rep->as.tgid != r->pid)
+		return 0;
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 8;
+		struct run_report *n = realloc(v->v, cap * sizeof(*n));
+
+		if (!n)
+			return 0; /* its samples fall back to /proc on the worker */
+		v->v = n;
+		v->cap = cap;
+	}
+	v->v[v->n].r = hold_report_dup(rep);
+	if (v->v[v->n].r)
+		v->v[v->n++].gen = (uint16_t)gen;
+	return 0;
+}
+
+/* Worker: the reports into the worker's table, before their samples. */
+static void apply_reports(struct run_sink *k, struct run_reports *v)
+{
+	struct proc_table *t = symbolizer_procs(k->sym);
+
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sp_report *rep = v->v[i].r;
+		struct proc_gen *g =
+			proc_aspace_gen(t, k->pid, rep->as.as_id, v->v[i].gen, rep->as.first_ns);
+
+		if (g && proc_aspace_report(t, g, rep))
+			log_warn("task %s: out of memory taking the module's mappings",
+				 k->spec.task_id);
+	}
+	reports_free(v);
 }
 
 static void sink_free(struct run_sink *k)
@@ -156,6 +231,7 @@ int runner_start(struct agent_run **out, const struct task_spec *spec, uint32_t 
 	r->spec = *spec;
 	r->pid = pid;
 	r->cfg = cfg;
+	r->cap_sink = (struct sp_sink){ .sample = on_sample, .report = on_report, .arg = r };
 	r->worker = worker;
 	r->sink = k;
 	r->final_req = calloc(1, sizeof(*r->final_req));
@@ -325,7 +401,10 @@ static void flush_job(void *arg)
 	struct flush_req *q = arg;
 	struct run_sink *k = q->k;
 	const struct run_stats *st = &q->st;
+	struct proc_aspace_stats as;
+	char files[512];
 
+	apply_reports(k, &q->reports);
 	if (q->pend && profile_merge(k->prof, q->pend))
 		log_warn("task %s: out of memory merging %" PRIu64 " samples: they are lost",
 			 k->spec.task_id, profile_total_samples(q->pend));
@@ -344,6 +423,9 @@ static void flush_job(void *arg)
 			 st->module_samples, st->module_drops, k->uploaded_count,
 			 k->uploaded_weight, k->batches, st->dropped_flushes, st->dropped_samples,
 			 st->max_pause_ms, st->max_handoff_ms);
+		proc_aspace_get_stats(symbolizer_procs(k->sym), &as);
+		if (proc_aspace_files_line(&as, files, sizeof(files))[0])
+			log_info("task %s: %s", k->spec.task_id, files);
 		if (q->spool_dir)
 			spool(k, q->spool_dir);
 		sink_free(k);
@@ -368,6 +450,8 @@ static void flush(struct agent_run *r, uint64_t now, bool final, const char *spo
 	if (!q)
 		return; /* not the last one: the samples stay for the next one */
 	q->k = r->sink;
+	q->reports = r->reports;
+	memset(&r->reports, 0, sizeof(r->reports));
 	q->pend = r->pend;
 	q->now_ms = now;
 	q->final = final;
@@ -376,6 +460,7 @@ static void flush(struct agent_run *r, uint64_t now, bool final, const char *spo
 	if (!final && !r->pend) {
 		/* keep the samples; the task ends on the error */
 		r->pend = q->pend;
+		r->reports = q->reports;
 		r->error = -ENOMEM;
 		free(q);
 		return;
@@ -392,6 +477,8 @@ static void flush(struct agent_run *r, uint64_t now, bool final, const char *spo
 			 " samples is dropped (%" PRIu64 " so far)",
 			 r->spec.task_id, n, r->st.dropped_flushes);
 		profile_free(q->pend);
+		/* the reports stay for the next flush: later samples need them */
+		r->reports = q->reports;
 		free(q);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -402,7 +489,7 @@ static void flush(struct agent_run *r, uint64_t now, bool final, const char *spo
 
 int runner_step(struct agent_run *r, uint64_t now)
 {
-	int e = capture_poll(&r->cap, 0, on_sample, r);
+	int e = capture_poll(&r->cap, 0, &r->cap_sink);
 
 	if (r->last_step_ms && now - r->last_step_ms > r->st.max_pause_ms)
 		r->st.max_pause_ms = now - r->last_step_ms;
@@ -440,6 +527,14 @@ void runner_extend(struct agent_run *r, uint64_t end_ms)
 		r->end_ms = end_ms;
 }
 
+/* capture_sideband_lines' lines, in the task's log. */
+static void log_line(void *arg, bool warning, const char *text)
+{
+	struct agent_run *r = arg;
+
+	log_msg(warning ? LOG_LVL_WARN : LOG_LVL_INFO, "task %s: %s", r->spec.task_id, text);
+}
+
 void runner_finish(struct agent_run *r, const char *spool_dir)
 {
 	struct control_cpu_stats *st = NULL;
@@ -448,12 +543,13 @@ void runner_finish(struct agent_run *r, const char *spool_dir)
 	if (r->finished || !r->cap_started)
 		return;
 	r->finished = true;
-	if (capture_finish(&r->cap, on_sample, r, &st, &nst))
+	if (capture_finish(&r->cap, &r->cap_sink, &st, &nst))
 		log_warn("task %s: stopping the session: %s", r->spec.task_id, r->cap.err);
 	for (size_t i = 0; i < nst; i++) {
 		r->st.module_samples += st[i].samples;
 		r->st.module_drops += st[i].drops;
 	}
+	capture_sideband_lines(&r->cap, st, nst, log_line, r);
 	free(st);
 	if (!nst)
 		r->st.module_drops = ring_lost(r->cap.ring);
@@ -469,6 +565,7 @@ void runner_free(struct agent_run *r)
 	if (r->cap.ctl || r->cap.ring)
 		capture_close(&r->cap);
 	profile_free(r->pend);
+	reports_free(&r->reports);
 	free(r->final_req);
 	ingest_free(r->in);
 	symbolizer_free(r->dsym);

@@ -138,28 +138,35 @@ static int check_caps(struct capture *c, const struct capture_opts *o)
 	return 0;
 }
 
+int capture_cmd_target(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid)
+{
+	struct control_session_opts *s = &c->sopts;
+
+	if (!cmd_tgid) {
+		snprintf(c->err, sizeof(c->err), "no target");
+		return -EINVAL;
+	}
+	c->extra_tgid = cmd_tgid;
+	s->tgids = &c->extra_tgid;
+	s->nr_tgids = 1;
+	/* As perf's inherited events: the module adds each process the
+	 * command forks, at any depth, on every kernel. */
+	if (o->cmd_children && (c->info.caps & SKYPROF_CAP_FOLLOW)) {
+		s->flags |= SKYPROF_F_FOLLOW_FORKS;
+		c->cmd_followed = true;
+	}
+	return 0;
+}
+
 static int resolve_targets(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid,
-			   const char *cmd_cgroup, uint32_t *tgids)
+			   uint32_t *tgids)
 {
 	struct control_session_opts *s = &c->sopts;
 	int ret;
 
 	switch (o->target) {
 	case TARGET_NONE:
-		if (!cmd_tgid) {
-			snprintf(c->err, sizeof(c->err), "no target");
-			return -EINVAL;
-		}
-		if (cmd_cgroup && (c->info.caps & SKYPROF_CAP_CGROUP)) {
-			snprintf(c->cgroup_path, sizeof(c->cgroup_path), "%s", cmd_cgroup);
-			s->cgroup = c->cgroup_path;
-			c->cmd_by_cgroup = true;
-			return 0;
-		}
-		c->extra_tgid = cmd_tgid;
-		s->tgids = &c->extra_tgid;
-		s->nr_tgids = 1;
-		return 0;
+		return capture_cmd_target(c, o, cmd_tgid);
 	case TARGET_PIDS:
 		for (uint32_t i = 0; i < o->nr_pids; i++) {
 			if (!pid_exists(o->pids[i])) {
@@ -195,12 +202,6 @@ static int resolve_targets(struct capture *c, const struct capture_opts *o, uint
 
 int capture_prepare(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid)
 {
-	return capture_prepare_cmd(c, o, cmd_tgid, NULL);
-}
-
-int capture_prepare_cmd(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid,
-			const char *cmd_cgroup)
-{
 	static uint32_t tgids[SKYPROF_MAX_TGIDS]; /* one capture per process */
 	enum control_open_failure why;
 	int ret;
@@ -231,7 +232,22 @@ int capture_prepare_cmd(struct capture *c, const struct capture_opts *o, uint32_
 		c->sopts.cpus = o->cpus;
 		c->sopts.nr_cpu_words = o->nr_cpu_words;
 	}
-	return resolve_targets(c, o, cmd_tgid, cmd_cgroup, tgids);
+	return resolve_targets(c, o, cmd_tgid, tgids);
+}
+
+bool capture_cmd_cgroup(struct capture *c, const char *cmd_cgroup)
+{
+	struct control_session_opts *s = &c->sopts;
+
+	if (c->cmd_followed || !cmd_cgroup || !c->extra_tgid ||
+	    !(c->info.caps & SKYPROF_CAP_CGROUP))
+		return c->cmd_by_cgroup;
+	snprintf(c->cgroup_path, sizeof(c->cgroup_path), "%s", cmd_cgroup);
+	s->cgroup = c->cgroup_path;
+	s->tgids = NULL;
+	s->nr_tgids = 0;
+	c->cmd_by_cgroup = true;
+	return true;
 }
 
 /*
@@ -276,6 +292,12 @@ int capture_session_opts(struct capture *c, const struct capture_opts *o)
 	s->has_flags = true;
 	s->flags = (o->no_kernel ? 0 : SKYPROF_F_KERNEL_STACK) |
 		   (o->no_user ? 0 : SKYPROF_F_USER_STACK);
+	/* The module describes each sampled address space in the ring: a
+	 * process is named from what the kernel knew at its samples, not from
+	 * /proc later. Only where the module says it can (an older one would
+	 * refuse the flag); without it the /proc path does as before. */
+	if (c->info.caps & SKYPROF_CAP_SIDEBAND)
+		s->flags |= SKYPROF_F_SIDEBAND;
 	s->max_depth = o->max_depth;
 	s->ustack_bytes = o->ustack_bytes;
 	s->ring_pages = o->ring_pages ? o->ring_pages : default_ring_pages(c, o);
@@ -294,6 +316,13 @@ int capture_start(struct capture *c)
 	uint32_t nr_cpu_ids = c->info.nr_cpu_ids;
 	int ret;
 
+	if (c->sopts.flags & SKYPROF_F_SIDEBAND) {
+		c->hold = hold_new(NULL);
+		if (!c->hold) {
+			snprintf(c->err, sizeof(c->err), "out of memory");
+			return -ENOMEM;
+		}
+	}
 	ret = control_session_start(c->ctl, &c->sopts, &c->sess);
 	if (ret) {
 		snprintf(c->err, sizeof(c->err), "%s", control_error(c->ctl));
@@ -324,13 +353,43 @@ static void on_event(void *arg, const struct control_event *e)
 	}
 }
 
-int capture_poll(struct capture *c, int timeout_ms, ring_sample_fn fn, void *arg)
+/* Every CPU's ring into k, through the hold when there is one. */
+static int drain(struct capture *c, const struct sp_sink *k)
+{
+	struct ring_sink rs = { .sample = k->sample, .arg = k->arg };
+	int ret;
+
+	if (!c->hold)
+		return ring_drain(c->ring, &rs);
+	hold_begin(c->hold, k, clock_mono_ns());
+	rs = hold_ring_sink(c->hold);
+	ret = ring_drain(c->ring, &rs);
+	return ret ? ret : hold_expire(c->hold);
+}
+
+/* timeout_ms, or less when the first held sample's wait ends sooner. */
+static int hold_timeout(const struct capture *c, int timeout_ms)
+{
+	uint64_t now, dl;
+
+	if (!c->hold || !hold_waiting(c->hold))
+		return timeout_ms;
+	now = clock_mono_ns();
+	dl = hold_deadline(c->hold);
+	if (dl <= now)
+		return 0;
+	if (timeout_ms >= 0 && (dl - now) / 1000000 >= (uint64_t)timeout_ms)
+		return timeout_ms;
+	return (int)((dl - now) / 1000000) + 1;
+}
+
+int capture_poll(struct capture *c, int timeout_ms, const struct sp_sink *k)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = ring_fd(c->ring), .events = POLLIN },
 		{ .fd = control_event_fd(c->ctl), .events = POLLIN },
 	};
-	int n = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, timeout_ms);
+	int n = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, hold_timeout(c, timeout_ms));
 
 	if (n < 0 && errno != EINTR) {
 		snprintf(c->err, sizeof(c->err), "poll: %s", strerror(errno));
@@ -341,20 +400,49 @@ int capture_poll(struct capture *c, int timeout_ms, ring_sample_fn fn, void *arg
 	if (n > 0 && (pfd[0].revents & (POLLHUP | POLLERR)) && !(pfd[0].revents & POLLIN))
 		c->ended = true;
 	/* Drain on every wakeup, timeouts included: the watermark may not be reached. */
-	return ring_drain(c->ring, fn, arg);
+	return drain(c, k);
 }
 
-int capture_finish(struct capture *c, ring_sample_fn fn, void *arg,
-		   struct control_cpu_stats **stats, size_t *nr_stats)
+/*
+ * The module walks an address space a few ms after its first sample: the
+ * samples still waiting at the end (a short command's last process) get the
+ * rest of the hold's wait, once, while the session runs. New samples that
+ * wait meanwhile do not extend it.
+ */
+static void wait_for_reports(struct capture *c, const struct sp_sink *k)
+{
+	uint64_t until = clock_mono_ns() + HOLD_WAIT_NS_DEFAULT;
+
+	while (!c->ended && c->hold && hold_waiting(c->hold)) {
+		uint64_t now = clock_mono_ns(), dl = hold_deadline(c->hold);
+
+		if (now >= until)
+			break;
+		if (dl > until)
+			dl = until;
+		if (ring_wait(c->ring, dl > now ? (int)((dl - now) / 1000000) + 1 : 0) < 0)
+			break;
+		if (drain(c, k))
+			break;
+	}
+}
+
+int capture_finish(struct capture *c, const struct sp_sink *k, struct control_cpu_stats **stats,
+		   size_t *nr_stats)
 {
 	int ret;
 
 	*stats = NULL;
 	*nr_stats = 0;
-	ring_drain(c->ring, fn, arg);
+	drain(c, k);
+	wait_for_reports(c, k);
 	if (control_get_stats(c->ctl, c->sess.id, stats, nr_stats) && !c->ended)
 		fprintf(stderr, "skyprof: warning: %s\n", control_error(c->ctl));
-	ring_drain(c->ring, fn, arg);
+	drain(c, k);
+	if (c->hold) {
+		hold_begin(c->hold, k, clock_mono_ns());
+		hold_flush(c->hold);
+	}
 	if (c->ended)
 		return 0;
 	ret = control_session_stop(c->ctl, c->sess.id);
@@ -365,10 +453,17 @@ int capture_finish(struct capture *c, ring_sample_fn fn, void *arg,
 	return ret;
 }
 
+const struct hold_stats *capture_hold_stats(const struct capture *c)
+{
+	return c->hold ? hold_get_stats(c->hold) : NULL;
+}
+
 void capture_close(struct capture *c)
 {
 	ring_close(c->ring);
 	c->ring = NULL;
 	control_close(c->ctl); /* ends the session too, if it still runs */
 	c->ctl = NULL;
+	hold_free(c->hold);
+	c->hold = NULL;
 }

@@ -16,6 +16,7 @@
 #include <skyprof.h>
 
 #include "capture/control.h"
+#include "capture/hold.h"
 #include "capture/ring.h"
 
 #define CAPTURE_MAX_CPUS  4096 /* highest CPU id + 1 that a CPU list may name */
@@ -63,6 +64,10 @@ struct capture_opts {
 	bool no_kernel, no_user;
 	uint32_t ring_pages; /* 0: module default */
 	uint32_t max_depth;  /* 0: module default */
+	/* TARGET_NONE with a command: the processes it starts too, followed
+	 * by the module as they fork where it can (SKYPROF_CAP_FOLLOW; else
+	 * see capture_cmd_cgroup). */
+	bool cmd_children;
 };
 
 struct capture {
@@ -71,9 +76,13 @@ struct capture {
 	struct control_session sess;
 	struct control_session_opts sopts;
 	struct ring *ring;
+	/* With SKYPROF_F_SIDEBAND: samples wait there for their address
+	 * space's report (capture/hold.h); NULL without. */
+	struct hold *hold;
 	char cgroup_path[SKYPROF_CGROUP_PATH_MAX];
 	uint32_t extra_tgid; /* the `-- CMD` child, when it is the target */
 	bool cmd_by_cgroup;  /* the `-- CMD` target is its cgroup: children too */
+	bool cmd_followed;   /* the module follows the `-- CMD` child's forks */
 	uint64_t start_mono_ns;
 	bool ended; /* the module ended the session */
 	uint32_t end_reason;
@@ -83,18 +92,21 @@ struct capture {
 /*
  * Open the control channel, check ABI and capabilities, and resolve the
  * options (clock, cgroup path, targets; cmd_tgid is the forked command's
- * tgid or 0). Nothing runs yet. 0 or -errno with the message in c->err.
+ * tgid or 0: with o->cmd_children, c->cmd_followed says whether the module
+ * follows its forks). Where the module has SKYPROF_CAP_SIDEBAND the session
+ * asks for its side-band records. Nothing runs yet. 0 or -errno with the
+ * message in c->err.
  */
 int capture_prepare(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid);
 
 /*
- * The same, for a `-- CMD` that was put in a cgroup of its own: cmd_cgroup
- * (its path in the hierarchy) is the target instead of cmd_tgid when the
- * module can filter by cgroup, so the command's children count too;
- * c->cmd_by_cgroup says which was used.
+ * After capture_prepare, for a `-- CMD` whose forks the module cannot
+ * follow and that was put in a cgroup of its own: cmd_cgroup (its path in
+ * the hierarchy) becomes the target instead of the command's tgid when the
+ * module can filter by cgroup, so the command's children count too.
+ * Returns c->cmd_by_cgroup, which says whether it did.
  */
-int capture_prepare_cmd(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid,
-			const char *cmd_cgroup);
+bool capture_cmd_cgroup(struct capture *c, const char *cmd_cgroup);
 
 /*
  * The part of capture_prepare that needs only the module's GET_INFO answer
@@ -103,24 +115,37 @@ int capture_prepare_cmd(struct capture *c, const struct capture_opts *o, uint32_
  */
 int capture_session_opts(struct capture *c, const struct capture_opts *o);
 
+/*
+ * The part of capture_prepare that makes a TARGET_NONE session's target:
+ * the command's (or the agent task's) tgid, its forks followed with
+ * o->cmd_children where the module can. Exposed for tests.
+ */
+int capture_cmd_target(struct capture *c, const struct capture_opts *o, uint32_t cmd_tgid);
+
 /* Start the session and map its rings. 0 or -errno with c->err. */
 int capture_start(struct capture *c);
 
 /*
- * Wait up to timeout_ms for data or an event, then drain every CPU into fn.
- * Returns 0, the callback's nonzero result, or -errno. Sets c->ended when the
- * module ends the session (an event, or the device hanging up).
+ * Wait up to timeout_ms for data or an event (less when a held sample's
+ * wait ends sooner), then drain every CPU into k, through the hold when
+ * there is one. Returns 0, the sink's nonzero result, or -errno. Sets
+ * c->ended when the module ends the session (an event, or the device
+ * hanging up).
  */
-int capture_poll(struct capture *c, int timeout_ms, ring_sample_fn fn, void *arg);
+int capture_poll(struct capture *c, int timeout_ms, const struct sp_sink *k);
 
 /*
- * End of run: drain what is left, read the per-CPU statistics (*stats is
- * malloc'ed, may be NULL when the module has none), stop the session.
- * Returns 0 or -errno with c->err; a session the module already ended is no
- * error.
+ * End of run: drain what is left, give held samples the rest of their wait
+ * for their reports while the session still runs, read the per-CPU
+ * statistics (*stats is malloc'ed, may be NULL when the module has none),
+ * hand on what still waits, stop the session. Returns 0 or -errno with
+ * c->err; a session the module already ended is no error.
  */
-int capture_finish(struct capture *c, ring_sample_fn fn, void *arg,
-		   struct control_cpu_stats **stats, size_t *nr_stats);
+int capture_finish(struct capture *c, const struct sp_sink *k, struct control_cpu_stats **stats,
+		   size_t *nr_stats);
+
+/* The hold's counters, NULL without side-band records. */
+const struct hold_stats *capture_hold_stats(const struct capture *c);
 
 void capture_close(struct capture *c);
 

@@ -62,6 +62,10 @@ struct nla_policy control_attr_policy[SKYPROF_A_MAX + 1] = {
 	[SKYPROF_A_OWNER_PID] = { .type = NLA_U32 },
 	[SKYPROF_A_SAMPLES] = { .type = NLA_U64 },
 	[SKYPROF_A_LOST] = { .type = NLA_U64 },
+	[SKYPROF_A_SIDEBAND_USED] = { .type = NLA_U32 },
+	[SKYPROF_A_SIDEBAND_PINNED] = { .type = NLA_U32 },
+	[SKYPROF_A_FOLLOW_USED] = { .type = NLA_U32 },
+	[SKYPROF_A_SIDEBAND_BYTES] = { .type = NLA_U64 },
 };
 
 void control_set_err(struct control *c, const char *fmt, ...)

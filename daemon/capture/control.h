@@ -48,7 +48,8 @@ struct control_info {
 	uint32_t freq_max;
 	uint32_t ring_pages_max;
 	uint32_t page_size;
-	uint64_t ring_bytes; /* ring memory the module has allocated now */
+	uint64_t ring_bytes;	 /* ring memory the module has allocated now */
+	uint64_t sideband_bytes; /* side-band and follow tables, all sessions */
 };
 
 int control_get_info(struct control *c, struct control_info *info);
@@ -100,11 +101,31 @@ struct control_cpu_stats {
 	uint64_t missed;       /* hrtimer clock: periods that expired unserved */
 	uint64_t offcpu_short; /* off-CPU: blocks under the minimum, not recorded */
 	uint64_t offcpu_full;  /* off-CPU: switch-outs not tracked, table full */
+	/* SKYPROF_F_SIDEBAND: address spaces noted, samples that found no slot,
+	 * reports and MMAP records written, records lost (ring full), walk
+	 * time, walks put off by the budget; SKYPROF_F_FOLLOW_FORKS: processes
+	 * added by fork, forks not followed (table full). */
+	uint64_t sb_noted, sb_full, sb_reports, sb_records, sb_lost, sb_walk_ns, sb_throttled;
+	uint64_t follow_added, follow_full;
 };
 
 /* *out is malloc'ed (free() it), *n entries, one per CPU the module reported. */
 int control_get_stats(struct control *c, uint32_t session_id, struct control_cpu_stats **out,
 		      size_t *n);
+
+/* The counters of n CPUs added up (the highest handler_max_ns; cpu 0). */
+void control_stats_sum(const struct control_cpu_stats *st, size_t n, struct control_cpu_stats *sum);
+
+/* A session's counters of GET_STATS that are not per CPU. */
+struct control_session_counters {
+	uint32_t sideband_used;	  /* address spaces tracked now */
+	uint32_t sideband_pinned; /* of them kept alive until reported */
+	uint32_t follow_used;	  /* processes followed now */
+};
+
+/* The session-wide part of GET_STATS (0 where the module sent none). */
+int control_get_session_counters(struct control *c, uint32_t session_id,
+				 struct control_session_counters *out);
 
 /* One running session as LIST_SESSIONS reports it. */
 struct control_session_info {

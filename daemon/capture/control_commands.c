@@ -32,6 +32,15 @@ static struct nla_policy stat_policy[SKYPROF_STAT_MAX + 1] = {
 	[SKYPROF_STAT_MISSED] = { .type = NLA_U64 },
 	[SKYPROF_STAT_OFFCPU_SHORT] = { .type = NLA_U64 },
 	[SKYPROF_STAT_OFFCPU_FULL] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_NOTED] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_FULL] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_REPORTS] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_RECORDS] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_LOST] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_WALK_NS] = { .type = NLA_U64 },
+	[SKYPROF_STAT_SB_THROTTLED] = { .type = NLA_U64 },
+	[SKYPROF_STAT_FOLLOW_ADDED] = { .type = NLA_U64 },
+	[SKYPROF_STAT_FOLLOW_FULL] = { .type = NLA_U64 },
 };
 
 static int parse_info(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
@@ -55,6 +64,7 @@ static int parse_info(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
 	info->ring_pages_max = get_u32(tb, SKYPROF_A_RING_PAGES_MAX);
 	info->page_size = get_u32(tb, SKYPROF_A_PAGE_SIZE);
 	info->ring_bytes = get_u64(tb, SKYPROF_A_RING_BYTES);
+	info->sideband_bytes = get_u64(tb, SKYPROF_A_SIDEBAND_BYTES);
 	return 0;
 }
 
@@ -169,6 +179,19 @@ struct stats_acc {
 	size_t n, cap;
 };
 
+static void parse_sideband_stats(struct control_cpu_stats *st, struct nlattr **tb)
+{
+	st->sb_noted = get_u64(tb, SKYPROF_STAT_SB_NOTED);
+	st->sb_full = get_u64(tb, SKYPROF_STAT_SB_FULL);
+	st->sb_reports = get_u64(tb, SKYPROF_STAT_SB_REPORTS);
+	st->sb_records = get_u64(tb, SKYPROF_STAT_SB_RECORDS);
+	st->sb_lost = get_u64(tb, SKYPROF_STAT_SB_LOST);
+	st->sb_walk_ns = get_u64(tb, SKYPROF_STAT_SB_WALK_NS);
+	st->sb_throttled = get_u64(tb, SKYPROF_STAT_SB_THROTTLED);
+	st->follow_added = get_u64(tb, SKYPROF_STAT_FOLLOW_ADDED);
+	st->follow_full = get_u64(tb, SKYPROF_STAT_FOLLOW_FULL);
+}
+
 static int parse_one_cpu(struct stats_acc *acc, struct nlattr *nest)
 {
 	struct nlattr *tb[SKYPROF_STAT_MAX + 1];
@@ -198,6 +221,7 @@ static int parse_one_cpu(struct stats_acc *acc, struct nlattr *nest)
 	st->missed = get_u64(tb, SKYPROF_STAT_MISSED);
 	st->offcpu_short = get_u64(tb, SKYPROF_STAT_OFFCPU_SHORT);
 	st->offcpu_full = get_u64(tb, SKYPROF_STAT_OFFCPU_FULL);
+	parse_sideband_stats(st, tb);
 	return 0;
 }
 
@@ -242,6 +266,58 @@ int control_get_stats(struct control *c, uint32_t session_id, struct control_cpu
 	*out = acc.v;
 	*n = acc.n;
 	return 0;
+}
+
+void control_stats_sum(const struct control_cpu_stats *st, size_t n, struct control_cpu_stats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; i < n; i++) {
+		const struct control_cpu_stats *s = &st[i];
+
+		sum->samples += s->samples;
+		sum->drops += s->drops;
+		sum->unwind_errors += s->unwind_errors;
+		sum->handler_ns += s->handler_ns;
+		if (s->handler_max_ns > sum->handler_max_ns)
+			sum->handler_max_ns = s->handler_max_ns;
+		sum->throttled += s->throttled;
+		sum->filtered += s->filtered;
+		sum->nested += s->nested;
+		sum->missed += s->missed;
+		sum->offcpu_short += s->offcpu_short;
+		sum->offcpu_full += s->offcpu_full;
+		sum->sb_noted += s->sb_noted;
+		sum->sb_full += s->sb_full;
+		sum->sb_reports += s->sb_reports;
+		sum->sb_records += s->sb_records;
+		sum->sb_lost += s->sb_lost;
+		sum->sb_walk_ns += s->sb_walk_ns;
+		sum->sb_throttled += s->sb_throttled;
+		sum->follow_added += s->follow_added;
+		sum->follow_full += s->follow_full;
+	}
+}
+
+static int parse_session_counters(struct reply *r, struct nlattr **tb, struct nlmsghdr *nlh)
+{
+	struct control_session_counters *sc = r->arg;
+
+	(void)nlh;
+	sc->sideband_used = get_u32(tb, SKYPROF_A_SIDEBAND_USED);
+	sc->sideband_pinned = get_u32(tb, SKYPROF_A_SIDEBAND_PINNED);
+	sc->follow_used = get_u32(tb, SKYPROF_A_FOLLOW_USED);
+	return 0;
+}
+
+/* A GET_STATS of its own: the per-CPU reply's parser stays as it is. */
+int control_get_session_counters(struct control *c, uint32_t session_id,
+				 struct control_session_counters *out)
+{
+	struct reply r = { .parse = parse_session_counters, .arg = out };
+
+	memset(out, 0, sizeof(*out));
+	return control_request(c, SKYPROF_CMD_GET_STATS, "cannot read the session's statistics",
+			       build_session_id, &session_id, &r);
 }
 
 struct sessions_acc {

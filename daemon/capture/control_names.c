@@ -45,6 +45,7 @@ const char *control_caps_string(uint32_t caps, char *buf, size_t len)
 		{ SKYPROF_CAP_PERF_HW, "perf-hw" },	    { SKYPROF_CAP_PERF_SW, "perf-sw" },
 		{ SKYPROF_CAP_HRTIMER, "hrtimer" },	    { SKYPROF_CAP_OFFCPU, "offcpu" },
 		{ SKYPROF_CAP_USTACK_COPY, "ustack-copy" }, { SKYPROF_CAP_CGROUP, "cgroup" },
+		{ SKYPROF_CAP_SIDEBAND, "sideband" },	    { SKYPROF_CAP_FOLLOW, "follow" },
 	};
 	size_t used = 0;
 

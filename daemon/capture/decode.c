@@ -71,14 +71,18 @@ static void copy_comm(char dst[17], const char src[16])
 }
 #endif
 
-static enum decode_result decode_sample(const uint8_t *buf, size_t size, struct sp_sample *out,
-					size_t *rec_size, enum decode_skip_reason *why)
+/* A version-2 sample (SKYPROF_SAMPLE_VERSION_AS) names its address space
+ * between the fixed part and the arrays. */
+static enum decode_result decode_sample(const uint8_t *buf, size_t size, bool with_as,
+					struct sp_sample *out, size_t *rec_size,
+					enum decode_skip_reason *why)
 {
 	struct skyprof_sample fixed;
+	size_t head = sizeof(fixed) + (with_as ? sizeof(struct skyprof_sample_as) : 0);
 	uint64_t need;
 	size_t off;
 
-	if (size < sizeof(fixed))
+	if (size < head)
 		return skip(DECODE_SKIP_SHORT, size, rec_size, why);
 	memcpy(&fixed, buf, sizeof(fixed));
 
@@ -87,7 +91,7 @@ static enum decode_result decode_sample(const uint8_t *buf, size_t size, struct 
 		return skip(DECODE_SKIP_COUNTS, size, rec_size, why);
 
 	/* All terms are small (bounded above), so this cannot overflow. */
-	need = sizeof(fixed) + (uint64_t)(fixed.nr_kernel + fixed.nr_user) * sizeof(uint64_t);
+	need = head + (uint64_t)(fixed.nr_kernel + fixed.nr_user) * sizeof(uint64_t);
 	if (fixed.flags & SKYPROF_SF_REGS)
 		need += sizeof(struct skyprof_user_regs);
 	need += ALIGN8((uint64_t)fixed.ustack_size);
@@ -105,6 +109,9 @@ static enum decode_result decode_sample(const uint8_t *buf, size_t size, struct 
 	out->tgid = fixed.tgid;
 	out->tid = fixed.tid;
 	out->flags = fixed.flags;
+	out->as_id = 0;
+	if (with_as)
+		memcpy(&out->as_id, buf + sizeof(fixed), sizeof(out->as_id));
 	copy_comm(out->comm, fixed.comm);
 	out->nr_kernel = fixed.nr_kernel;
 	out->nr_user = fixed.nr_user;
@@ -112,7 +119,7 @@ static enum decode_result decode_sample(const uint8_t *buf, size_t size, struct 
 	out->ustack = NULL;
 	out->ustack_size = 0;
 	/* buf is 8-aligned (checked by the caller) and so is every offset. */
-	off = sizeof(fixed);
+	off = head;
 	out->kernel_ips = fixed.nr_kernel ? (const uint64_t *)(const void *)(buf + off) : NULL;
 	off += (size_t)fixed.nr_kernel * sizeof(uint64_t);
 	out->user_ips = fixed.nr_user ? (const uint64_t *)(const void *)(buf + off) : NULL;
@@ -132,7 +139,110 @@ static enum decode_result decode_sample(const uint8_t *buf, size_t size, struct 
 	return DECODE_SAMPLE;
 }
 
-enum decode_result decode_record(const uint8_t *buf, size_t len, struct sp_sample *out,
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/*
+ * An MMAP record: the fixed part, then path_len bytes of path (its NUL the
+ * last of them, no NUL before), then zeroes to the record's end, which is
+ * the next multiple of 8. The path is checked in the ring and handed on by
+ * pointer: a later rewrite can only change bytes that whoever copies it
+ * terminates again (sample.h).
+ */
+static enum decode_result decode_mmap(const uint8_t *buf, size_t size, struct sp_mmap *out,
+				      size_t *rec_size, enum decode_skip_reason *why)
+{
+	struct skyprof_mmap fixed;
+	const uint8_t *path = buf + sizeof(fixed);
+	uint64_t need;
+
+	if (size < sizeof(fixed))
+		return skip(DECODE_SKIP_SHORT, size, rec_size, why);
+	memcpy(&fixed, buf, sizeof(fixed));
+	if (fixed.reserved || fixed.reserved2)
+		return skip(DECODE_SKIP_RESERVED, size, rec_size, why);
+	if (!fixed.as_id)
+		return skip(DECODE_SKIP_AS_ID, size, rec_size, why);
+	if (fixed.end <= fixed.start)
+		return skip(DECODE_SKIP_RANGE, size, rec_size, why);
+	if (fixed.build_id_size > SKYPROF_BUILD_ID_MAX ||
+	    !(fixed.flags & SKYPROF_MMAP_F_BUILD_ID) != !fixed.build_id_size ||
+	    !all_zero(fixed.build_id + fixed.build_id_size,
+		      SKYPROF_BUILD_ID_MAX - fixed.build_id_size))
+		return skip(DECODE_SKIP_BUILD_ID, size, rec_size, why);
+	if (!fixed.path_len)
+		return skip(DECODE_SKIP_PATH, size, rec_size, why);
+	need = ALIGN8(sizeof(fixed) + (uint64_t)fixed.path_len);
+	if (need > size)
+		return skip(DECODE_SKIP_OVERLAP, size, rec_size, why);
+	if (need < size)
+		return skip(DECODE_SKIP_SLACK, size, rec_size, why);
+	if (path[fixed.path_len - 1] || memchr(path, '\0', fixed.path_len - 1u) ||
+	    ((fixed.flags & SKYPROF_MMAP_F_PATH_CUT) && fixed.path_len != 1))
+		return skip(DECODE_SKIP_PATH, size, rec_size, why);
+	if (!all_zero(path + fixed.path_len, size - sizeof(fixed) - fixed.path_len))
+		return skip(DECODE_SKIP_RESERVED, size, rec_size, why);
+
+	out->time_ns = fixed.time_ns;
+	out->as_id = fixed.as_id;
+	out->start = fixed.start;
+	out->end = fixed.end;
+	out->pgoff = fixed.pgoff;
+	out->ino = fixed.ino;
+	out->size = fixed.size;
+	out->mtime_sec = fixed.mtime_sec;
+	out->mtime_nsec = fixed.mtime_nsec;
+	out->dev_major = fixed.dev_major;
+	out->dev_minor = fixed.dev_minor;
+	out->generation = fixed.generation;
+	out->tgid = fixed.tgid;
+	out->prot = fixed.prot;
+	out->flags = fixed.flags;
+	out->build_id_size = fixed.build_id_size;
+	memcpy(out->build_id, fixed.build_id, sizeof(out->build_id));
+	out->path_len = fixed.path_len;
+	out->path = (const char *)path;
+	*rec_size = size;
+	if (why)
+		*why = DECODE_SKIP_NONE;
+	return DECODE_MMAP;
+}
+
+static enum decode_result decode_aspace(const uint8_t *buf, size_t size, struct sp_aspace *out,
+					size_t *rec_size, enum decode_skip_reason *why)
+{
+	struct skyprof_aspace fixed;
+
+	if (size < sizeof(fixed))
+		return skip(DECODE_SKIP_SHORT, size, rec_size, why);
+	if (size > sizeof(fixed))
+		return skip(DECODE_SKIP_SLACK, size, rec_size, why);
+	memcpy(&fixed, buf, sizeof(fixed));
+	if (!fixed.as_id)
+		return skip(DECODE_SKIP_AS_ID, size, rec_size, why);
+	if (fixed.nr_maps > SKYPROF_SIDEBAND_MAPS_MAX)
+		return skip(DECODE_SKIP_COUNTS, size, rec_size, why);
+
+	out->time_ns = fixed.time_ns;
+	out->as_id = fixed.as_id;
+	out->first_ns = fixed.first_ns;
+	out->tgid = fixed.tgid;
+	out->nr_maps = fixed.nr_maps;
+	out->report = fixed.report;
+	out->flags = fixed.flags;
+	copy_comm(out->comm, fixed.comm);
+	*rec_size = size;
+	if (why)
+		*why = DECODE_SKIP_NONE;
+	return DECODE_ASPACE;
+}
+
+enum decode_result decode_record(const uint8_t *buf, size_t len, struct sp_record *out,
 				 size_t *rec_size, enum decode_skip_reason *why)
 {
 	struct skyprof_rec_header hdr;
@@ -160,9 +270,19 @@ enum decode_result decode_record(const uint8_t *buf, size_t len, struct sp_sampl
 		*rec_size = hdr.size;
 		return DECODE_PAD;
 	case SKYPROF_REC_SAMPLE:
-		if (hdr.version != SKYPROF_SAMPLE_VERSION)
+		if (hdr.version != SKYPROF_SAMPLE_VERSION &&
+		    hdr.version != SKYPROF_SAMPLE_VERSION_AS)
 			return skip(DECODE_SKIP_VERSION, hdr.size, rec_size, why);
-		return decode_sample(buf, hdr.size, out, rec_size, why);
+		return decode_sample(buf, hdr.size, hdr.version == SKYPROF_SAMPLE_VERSION_AS,
+				     &out->sample, rec_size, why);
+	case SKYPROF_REC_MMAP:
+		if (hdr.version != SKYPROF_MMAP_VERSION)
+			return skip(DECODE_SKIP_VERSION, hdr.size, rec_size, why);
+		return decode_mmap(buf, hdr.size, &out->mmap, rec_size, why);
+	case SKYPROF_REC_ASPACE:
+		if (hdr.version != SKYPROF_ASPACE_VERSION)
+			return skip(DECODE_SKIP_VERSION, hdr.size, rec_size, why);
+		return decode_aspace(buf, hdr.size, &out->aspace, rec_size, why);
 	default:
 		return skip(DECODE_SKIP_TYPE, hdr.size, rec_size, why);
 	}
@@ -173,6 +293,10 @@ const char *decode_result_name(enum decode_result r)
 	switch (r) {
 	case DECODE_SAMPLE:
 		return "sample";
+	case DECODE_MMAP:
+		return "mmap";
+	case DECODE_ASPACE:
+		return "aspace";
 	case DECODE_PAD:
 		return "pad";
 	case DECODE_SKIP:
@@ -197,13 +321,23 @@ const char *decode_skip_name(enum decode_skip_reason r)
 	case DECODE_SKIP_VERSION:
 		return "unknown version";
 	case DECODE_SKIP_SHORT:
-		return "shorter than a sample";
+		return "shorter than its fixed part";
 	case DECODE_SKIP_COUNTS:
 		return "counts over the limits";
 	case DECODE_SKIP_OVERLAP:
 		return "arrays overrun the record";
 	case DECODE_SKIP_SLACK:
 		return "size exceeds content";
+	case DECODE_SKIP_PATH:
+		return "bad mapping path";
+	case DECODE_SKIP_RESERVED:
+		return "reserved bytes not zero";
+	case DECODE_SKIP_BUILD_ID:
+		return "bad build-id size";
+	case DECODE_SKIP_AS_ID:
+		return "no address space id";
+	case DECODE_SKIP_RANGE:
+		return "empty mapping range";
 	case __DECODE_SKIP_MAX:
 		break;
 	}

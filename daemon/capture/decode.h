@@ -20,7 +20,9 @@
 #include "capture/sample.h"
 
 enum decode_result {
-	DECODE_SAMPLE,	   /* *out filled; advance by *rec_size */
+	DECODE_SAMPLE,	   /* out->sample filled; advance by *rec_size */
+	DECODE_MMAP,	   /* out->mmap filled (side-band); advance by *rec_size */
+	DECODE_ASPACE,	   /* out->aspace filled (side-band); advance by *rec_size */
 	DECODE_PAD,	   /* a pad record: skip to the end of the data area */
 	DECODE_SKIP,	   /* well framed but not for us (type/version/content):
 			    * advance by *rec_size and count it */
@@ -35,33 +37,53 @@ enum decode_skip_reason {
 	DECODE_SKIP_TYPE,    /* unknown record type */
 	DECODE_SKIP_VERSION, /* known type, unknown version */
 	DECODE_SKIP_SHORT,   /* size smaller than the fixed part */
-	DECODE_SKIP_COUNTS,  /* nr_kernel/nr_user/ustack exceed the limits */
-	DECODE_SKIP_OVERLAP, /* its arrays run past its own size (into the next record) */
+	DECODE_SKIP_COUNTS,  /* nr_kernel/nr_user/ustack (ASPACE: nr_maps) exceed the limits */
+	DECODE_SKIP_OVERLAP, /* its arrays (MMAP: its path) run past its own size */
 	DECODE_SKIP_SLACK,   /* size larger than its content needs */
+	/* Side-band records (SKYPROF_REC_MMAP, SKYPROF_REC_ASPACE) */
+	DECODE_SKIP_PATH,     /* MMAP path: empty, not NUL terminated, a NUL inside, or
+			       * PATH_CUT with a path */
+	DECODE_SKIP_RESERVED, /* a reserved field or the padding after the path not zero */
+	DECODE_SKIP_BUILD_ID, /* build_id_size over SKYPROF_BUILD_ID_MAX or not as the flag
+			       * says, or bytes after it not zero */
+	DECODE_SKIP_AS_ID,    /* as_id 0: side-band records always name one */
+	DECODE_SKIP_RANGE,    /* MMAP: end not above start */
 	__DECODE_SKIP_MAX,
 };
 
+/* What decode_record fills: the member its result names. */
+struct sp_record {
+	union {
+		struct sp_sample sample; /* DECODE_SAMPLE */
+		struct sp_mmap mmap;	 /* DECODE_MMAP */
+		struct sp_aspace aspace; /* DECODE_ASPACE */
+	};
+};
+
 /*
- * Largest record the ABI allows: fixed part, two full stacks, registers and
- * the largest user-stack copy. Anything claiming more is corrupt. Inline:
- * the decoder tests every record against it.
+ * Largest record the ABI allows: a sample's fixed part and address space,
+ * two full stacks, registers and the largest user-stack copy (an MMAP record
+ * with the longest path is smaller). Anything claiming more is corrupt.
+ * Inline: the decoder tests every record against it.
  */
 static inline size_t decode_max_record_size(void)
 {
-	return sizeof(struct skyprof_sample) + 2 * (size_t)SKYPROF_MAX_DEPTH * sizeof(uint64_t) +
-	       sizeof(struct skyprof_user_regs) + SKYPROF_USTACK_MAX;
+	return sizeof(struct skyprof_sample) + sizeof(struct skyprof_sample_as) +
+	       2 * (size_t)SKYPROF_MAX_DEPTH * sizeof(uint64_t) + sizeof(struct skyprof_user_regs) +
+	       SKYPROF_USTACK_MAX;
 }
 
 /*
  * Decode the record at buf, of which len bytes are readable (and belong to
- * the ring's unread range). On DECODE_SAMPLE, DECODE_PAD and DECODE_SKIP,
- * *rec_size is the record's size (a multiple of 8, 8 <= size <= len); on the
- * other results the framing is lost and *rec_size is 0. *why is set on
- * DECODE_SKIP (DECODE_SKIP_NONE otherwise); it may be NULL.
+ * the ring's unread range). On DECODE_SAMPLE, DECODE_MMAP, DECODE_ASPACE,
+ * DECODE_PAD and DECODE_SKIP, *rec_size is the record's size (a multiple of
+ * 8, 8 <= size <= len); on the other results the framing is lost and
+ * *rec_size is 0. *why is set on DECODE_SKIP (DECODE_SKIP_NONE otherwise);
+ * it may be NULL.
  *
  * The pointers in *out point into buf.
  */
-enum decode_result decode_record(const uint8_t *buf, size_t len, struct sp_sample *out,
+enum decode_result decode_record(const uint8_t *buf, size_t len, struct sp_record *out,
 				 size_t *rec_size, enum decode_skip_reason *why);
 
 const char *decode_result_name(enum decode_result r);

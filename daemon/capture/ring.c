@@ -46,7 +46,23 @@ static void drop_rest(uint64_t *tail, uint64_t head, struct ring_stats *st)
 	*tail = head;
 }
 
-int ring_cpu_drain(struct ring_cpu *rc, ring_sample_fn fn, void *arg, struct ring_stats *st)
+/* A side-band record to the sink, or counted when no one takes them. */
+static int sideband(const struct ring_sink *k, uint32_t cpu, enum decode_result r,
+		    const struct sp_record *rec, struct ring_stats *st)
+{
+	if (r == DECODE_MMAP && k->mmap) {
+		st->mmaps++;
+		return k->mmap(k->arg, cpu, &rec->mmap);
+	}
+	if (r == DECODE_ASPACE && k->aspace) {
+		st->aspaces++;
+		return k->aspace(k->arg, cpu, &rec->aspace);
+	}
+	st->sideband_unread++;
+	return 0;
+}
+
+int ring_cpu_drain(struct ring_cpu *rc, const struct ring_sink *k, struct ring_stats *st)
 {
 	uint64_t head, tail = rc->tail, mask = rc->size - 1;
 	int ret = 0;
@@ -64,21 +80,29 @@ int ring_cpu_drain(struct ring_cpu *rc, ring_sample_fn fn, void *arg, struct rin
 	while (tail != head) {
 		uint64_t off = tail & mask, avail = head - tail, contig = rc->size - off;
 		enum decode_skip_reason why;
-		struct sp_sample s;
+		enum decode_result r;
+		struct sp_record rec;
 		size_t sz;
 
 		if (contig > avail)
 			contig = avail;
-		switch (decode_record(rc->data + off, contig, &s, &sz, &why)) {
+		switch ((r = decode_record(rc->data + off, contig, &rec, &sz, &why))) {
 		case DECODE_SAMPLE:
-			if (s.cpu != rc->cpu) {
+			if (rec.sample.cpu != rc->cpu) {
 				/* Downstream may index per-CPU tables by it. */
 				st->cpu_mismatch++;
-				s.cpu = rc->cpu;
+				rec.sample.cpu = rc->cpu;
 			}
 			st->samples++;
 			tail += sz;
-			ret = fn(arg, &s);
+			ret = k->sample(k->arg, &rec.sample);
+			if (ret)
+				goto publish;
+			break;
+		case DECODE_MMAP:
+		case DECODE_ASPACE:
+			tail += sz;
+			ret = sideband(k, rc->cpu, r, &rec, st);
 			if (ret)
 				goto publish;
 			break;
@@ -344,14 +368,14 @@ int ring_wait(struct ring *r, int timeout_ms)
 	return 0;
 }
 
-int ring_drain(struct ring *r, ring_sample_fn fn, void *arg)
+int ring_drain(struct ring *r, const struct ring_sink *k)
 {
 	for (uint32_t cpu = 0; cpu < r->nr_cpus; cpu++) {
 		int ret;
 
 		if (!r->cpus[cpu].mapped)
 			continue;
-		ret = ring_cpu_drain(&r->cpus[cpu], fn, arg, &r->stats);
+		ret = ring_cpu_drain(&r->cpus[cpu], k, &r->stats);
 		if (ret)
 			return ret;
 	}

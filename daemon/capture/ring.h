@@ -24,10 +24,12 @@ struct ring_stats {
 	uint64_t samples; /* handed to the callback */
 	uint64_t pads;
 	uint64_t skipped[__DECODE_SKIP_MAX]; /* by enum decode_skip_reason */
-	uint64_t framing_errors; /* truncated/bad size/misaligned: rest of batch dropped */
-	uint64_t bytes_dropped;	 /* unread bytes given up after a framing error */
-	uint64_t head_errors;	 /* head behind tail, too far ahead, or misaligned */
-	uint64_t cpu_mismatch;	 /* record's cpu differs from its ring's */
+	uint64_t framing_errors;  /* truncated/bad size/misaligned: rest of batch dropped */
+	uint64_t bytes_dropped;	  /* unread bytes given up after a framing error */
+	uint64_t head_errors;	  /* head behind tail, too far ahead, or misaligned */
+	uint64_t cpu_mismatch;	  /* record's cpu differs from its ring's */
+	uint64_t mmaps, aspaces;  /* side-band records handed on */
+	uint64_t sideband_unread; /* side-band records with no one to take them */
 };
 
 /* One CPU's ring as the reader sees it. */
@@ -48,11 +50,24 @@ struct ring_cpu {
 typedef int (*ring_sample_fn)(void *arg, const struct sp_sample *s);
 
 /*
+ * Where a drain hands what it decodes: samples, and the side-band records
+ * with the CPU whose ring they came in (capture/hold.h pairs them). The
+ * side-band callbacks may be NULL: those records are then counted in
+ * sideband_unread and passed over. Returns as for ring_sample_fn.
+ */
+struct ring_sink {
+	ring_sample_fn sample;
+	int (*mmap)(void *arg, uint32_t cpu, const struct sp_mmap *m);
+	int (*aspace)(void *arg, uint32_t cpu, const struct sp_aspace *a);
+	void *arg;
+};
+
+/*
  * Consume what the producer has published on one CPU: load data_head
  * (acquire), decode records up to it, publish data_tail (release). Returns
- * the callback's nonzero result or 0.
+ * the sink's nonzero result or 0.
  */
-int ring_cpu_drain(struct ring_cpu *rc, ring_sample_fn fn, void *arg, struct ring_stats *st);
+int ring_cpu_drain(struct ring_cpu *rc, const struct ring_sink *k, struct ring_stats *st);
 
 struct ring;
 
@@ -72,7 +87,7 @@ int ring_fd(const struct ring *r);
 int ring_wait(struct ring *r, int timeout_ms);
 
 /* Drain every mapped CPU. Same return as ring_cpu_drain. */
-int ring_drain(struct ring *r, ring_sample_fn fn, void *arg);
+int ring_drain(struct ring *r, const struct ring_sink *k);
 
 const struct ring_stats *ring_get_stats(const struct ring *r);
 

@@ -32,7 +32,7 @@
 #include "profile/profile.h"
 #include "profile/view.h"
 #include "profile/view_build.h"
-#include "unwind/unwind.h"
+#include "cli/record_summary.h"
 #include "sym/symbolizer.h"
 #include "cli/usage.h"
 
@@ -66,8 +66,9 @@ static void usage(FILE *f)
 		"                          (/sys/fs/cgroup/system.slice/x.service) or its path in\n"
 		"                          the hierarchy (/system.slice/x.service)\n"
 		"  -- CMD [ARGS...]        run CMD and profile it and what it starts, until it\n"
-		"                          exits (it runs in a cgroup of its own for that); with\n"
-		"                          -p, -t, -a or --cgroup the command only bounds the run\n"
+		"                          exits (the module follows its forks; an older module:\n"
+		"                          it runs in a cgroup of its own); with -p, -t, -a or\n"
+		"                          --cgroup the command only bounds the run\n"
 		"  --no-inherit            -- CMD: profile only the command's own process\n"
 		"Sampling:\n"
 		"  -C, --cpu CPUS          sample only on these CPUs (0,2-3); with --offcpu\n"
@@ -99,6 +100,9 @@ static void usage(FILE *f)
 		"                          under each process\n"
 		"  -h, --help              this text\n"
 		"\n"
+		"Processes are named from the mappings the module reports for each address\n"
+		"space it samples (a module with the sideband capability: skyprof status),\n"
+		"also those that exit at once or whose pid is reused; else from /proc.\n"
 		"Ctrl-C ends the run and still writes the files (a second Ctrl-C gives up).\n"
 		"Exit status: 0 written, "
 		"1 failure, 2 bad usage.\n",
@@ -311,83 +315,6 @@ static const char *why_ended(const struct capture *c, const struct child *ch, bo
 	return "stopped";
 }
 
-/* Returns the samples lost, for the outputs. */
-static uint64_t summary(const struct capture *c, const struct ingest_sink *run,
-			uint64_t duration_ns, const struct record_opts *o,
-			const struct control_cpu_stats *st, size_t nst, const char *why)
-{
-	const struct ring_stats *rs = ring_get_stats(c->ring);
-	uint64_t drops = 0, written = 0, throttled = 0, unwind = 0, missed = 0;
-	uint64_t skipped = 0, off_short = 0, off_full = 0;
-	const struct unwind_dwarf_stats *uw;
-
-	for (size_t i = 0; i < nst; i++) {
-		drops += st[i].drops;
-		written += st[i].samples;
-		throttled += st[i].throttled;
-		unwind += st[i].unwind_errors;
-		missed += st[i].missed;
-		off_short += st[i].offcpu_short;
-		off_full += st[i].offcpu_full;
-	}
-	if (!nst)
-		drops = ring_lost(c->ring);
-	if (o->capture.offcpu)
-		fprintf(stderr, "skyprof: %s after %.2f s: %" PRIu64 " blocks, %.3f s off-CPU", why,
-			(double)duration_ns / 1e9, run->samples, (double)run->blocked_ns / 1e9);
-	else
-		fprintf(stderr, "skyprof: %s after %.2f s: %" PRIu64 " samples at %u Hz (clock %s)",
-			why, (double)duration_ns / 1e9, run->samples, o->capture.freq,
-			control_clock_name(c->sess.clock_used));
-	fprintf(stderr, ", %" PRIu64 " lost", drops);
-	if (throttled)
-		fprintf(stderr, ", %" PRIu64 " throttled", throttled);
-	if (unwind)
-		fprintf(stderr, ", %" PRIu64 " unwind errors", unwind);
-	if (missed)
-		fprintf(stderr, ", %" PRIu64 " timer periods missed", missed);
-	if (off_short)
-		fprintf(stderr, ", %" PRIu64 " shorter than the minimum", off_short);
-	if (off_full)
-		fprintf(stderr, ", %" PRIu64 " not tracked (module table full)", off_full);
-	fprintf(stderr, "\n");
-	for (size_t i = 0; i < nst; i++) {
-		if (!st[i].samples && !st[i].drops)
-			continue;
-		fprintf(stderr,
-			"skyprof:   cpu %-3u %10" PRIu64 " samples %8" PRIu64 " lost %8" PRIu64
-			" throttled, handler max %" PRIu64 " ns\n",
-			st[i].cpu, st[i].samples, st[i].drops, st[i].throttled,
-			st[i].handler_max_ns);
-	}
-	for (int i = 0; i < __DECODE_SKIP_MAX; i++)
-		skipped += rs->skipped[i];
-	if (rs->framing_errors || rs->head_errors || skipped || rs->cpu_mismatch)
-		fprintf(stderr,
-			"skyprof: warning: malformed ring data: %" PRIu64
-			" framing errors (%" PRIu64 " bytes dropped), %" PRIu64
-			" bad heads, %" PRIu64 " records skipped, %" PRIu64 " on the wrong cpu\n",
-			rs->framing_errors, rs->bytes_dropped, rs->head_errors, skipped,
-			rs->cpu_mismatch);
-	/* --dwarf: how well the user stacks came out (unwind/unwind.h). */
-	uw = ingest_unwind_stats(run->in);
-	if (uw && uw->samples)
-		fprintf(stderr,
-			"skyprof: unwind: %" PRIu64 " samples with regs, %.1f user frames per "
-			"sample (frame pointers alone: %.1f), %.1f %% reached a root frame; "
-			"DWARF %" PRIu64 " (joined with FP %" PRIu64 "), FP kept %" PRIu64 "\n",
-			uw->samples, (double)uw->user_frames / (double)uw->samples,
-			(double)uw->fp_frames / (double)uw->samples,
-			100.0 * (double)uw->reached_root / (double)uw->samples, uw->dwarf_used,
-			uw->joined, uw->fp_kept);
-	if (nst && written > run->samples + drops)
-		fprintf(stderr,
-			"skyprof: note: the module wrote %" PRIu64 " samples, %" PRIu64
-			" were read\n",
-			written, run->samples);
-	return drops;
-}
-
 /*
  * After the outputs: a process whose samples fell in anonymous executable
  * memory (JIT code) that no perf map named gets one line on how to have
@@ -499,11 +426,12 @@ static void say_started(const struct capture *cap, const struct record_opts *o, 
 	else
 		fprintf(stderr, "skyprof: session %u: on-CPU on %u cpus, clock %s\n", cap->sess.id,
 			ring_nr_mapped(cap->ring), control_clock_name(cap->sess.clock_used));
-	if (o->cmd && o->capture.target == TARGET_NONE && !o->no_inherit && !cap->cmd_by_cgroup)
+	if (o->capture.cmd_children && !cap->cmd_followed && !cap->cmd_by_cgroup)
 		fprintf(stderr,
 			"skyprof: note: %s; profiling the command's own process, not the "
 			"processes it starts\n",
-			cg_note[0] ? cg_note : "the module cannot filter by cgroup here");
+			cg_note[0] ? cg_note
+				   : "this module can neither follow forks nor filter by cgroup");
 }
 
 /* Why the capture loop stopped, besides the session's own end. */
@@ -517,6 +445,7 @@ static uint64_t capture_loop(struct capture *cap, const struct record_opts *o, s
 			     struct ingest_sink *run, bool tty, struct loop_end *end)
 {
 	uint64_t now, last_progress = 0, last_pid_check = 0;
+	struct sp_sink sink = ingest_sink_of(run);
 
 	for (;;) {
 		int timeout_ms = 100;
@@ -541,7 +470,7 @@ static uint64_t capture_loop(struct capture *cap, const struct record_opts *o, s
 		if (o->duration_ns && o->duration_ns - (now - cap->start_mono_ns) < 100000000ull)
 			timeout_ms =
 				(int)((o->duration_ns - (now - cap->start_mono_ns)) / 1000000) + 1;
-		if (capture_poll(cap, timeout_ms, ingest_sink_sample, run) < 0 && !run->error) {
+		if (capture_poll(cap, timeout_ms, &sink) < 0 && !run->error) {
 			fprintf(stderr, "%sskyprof record: %s\n", tty ? "\n" : "", cap->err);
 			break;
 		}
@@ -586,6 +515,7 @@ int cli_record_main(int argc, char **argv)
 	struct profile_meta meta = { 0 };
 	struct symbolizer *sym = NULL;
 	struct ingest_sink run = { 0 };
+	struct sp_sink sink = ingest_sink_of(&run);
 	struct loop_end end = { 0 };
 	bool tty = isatty(STDERR_FILENO);
 	uint64_t duration, lost;
@@ -615,10 +545,14 @@ int cli_record_main(int argc, char **argv)
 			fprintf(stderr, "skyprof record: cannot fork: %s\n", strerror(-ret));
 			return 1;
 		}
-		if (o.capture.target == TARGET_NONE && !o.no_inherit)
-			cmd_cgroup = child_cgroup(&tcg, ch.pid, cg_note, sizeof(cg_note));
+		o.capture.cmd_children = o.capture.target == TARGET_NONE && !o.no_inherit;
 	}
-	ret = capture_prepare_cmd(&cap, &o.capture, o.cmd ? (uint32_t)ch.pid : 0, cmd_cgroup);
+	ret = capture_prepare(&cap, &o.capture, o.cmd ? (uint32_t)ch.pid : 0);
+	/* Without the module following its forks, its cgroup: made only then. */
+	if (!ret && o.capture.cmd_children && !cap.cmd_followed) {
+		cmd_cgroup = child_cgroup(&tcg, ch.pid, cg_note, sizeof(cg_note));
+		capture_cmd_cgroup(&cap, cmd_cgroup);
+	}
 	if (!ret)
 		ret = capture_start(&cap);
 	if (ret) {
@@ -647,7 +581,7 @@ int cli_record_main(int argc, char **argv)
 	}
 
 	duration = capture_loop(&cap, &o, &ch, &run, tty, &end);
-	ret = capture_finish(&cap, ingest_sink_sample, &run, &st, &nst);
+	ret = capture_finish(&cap, &sink, &st, &nst);
 	if (ret)
 		fprintf(stderr, "skyprof record: %s\n", cap.err);
 	if (run.error) {
@@ -658,8 +592,8 @@ int cli_record_main(int argc, char **argv)
 		child_end(&ch);
 		child_cgroup_remove(&tcg);
 	}
-	lost = summary(&cap, &run, duration, &o, st, nst,
-		       why_ended(&cap, &ch, end.timeout, end.targets_gone));
+	lost = record_summary_print(&cap, &run, duration, &o, st, nst,
+				    why_ended(&cap, &ch, end.timeout, end.targets_gone), sym);
 	say_ended(&ch, &run, &o);
 	profile_set_duration(run.prof, duration);
 	profile_set_lost(run.prof, lost);

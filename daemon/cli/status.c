@@ -24,7 +24,8 @@ static void usage(FILE *f)
 		   "Shows whether the skyprof kernel module is loaded, its version and ABI,\n"
 		   "what this kernel lets it do, its limits and every running session (any\n"
 		   "owner's: id, owner pid, mode, clock, rate, targets, samples, lost). With\n"
-		   "SESSION_ID, also that session's per-CPU counters.\n"
+		   "SESSION_ID, also that session's per-CPU counters, side-band records and\n"
+		   "followed forks included.\n"
 		   "\n"
 		   "  --json       the same as one JSON object on stdout, for scripts\n"
 		   "  -h, --help   this text\n"
@@ -46,29 +47,50 @@ static void print_row(const char *cpu, const struct control_cpu_stats *s)
 
 static void print_stats(const struct control_cpu_stats *st, size_t n)
 {
-	struct control_cpu_stats sum = { 0 };
+	struct control_cpu_stats sum;
 	char cpu[16];
 
 	printf("\n%5s %12s %10s %10s %10s %10s %8s %8s %12s %12s\n", "cpu", "samples", "lost",
 	       "unwind-err", "throttled", "filtered", "nested", "missed", "handler-avg",
 	       "handler-max");
 	for (size_t i = 0; i < n; i++) {
-		const struct control_cpu_stats *s = &st[i];
-
-		snprintf(cpu, sizeof(cpu), "%u", s->cpu);
-		print_row(cpu, s);
-		sum.samples += s->samples;
-		sum.drops += s->drops;
-		sum.unwind_errors += s->unwind_errors;
-		sum.throttled += s->throttled;
-		sum.filtered += s->filtered;
-		sum.nested += s->nested;
-		sum.missed += s->missed;
-		sum.handler_ns += s->handler_ns;
-		if (s->handler_max_ns > sum.handler_max_ns)
-			sum.handler_max_ns = s->handler_max_ns;
+		snprintf(cpu, sizeof(cpu), "%u", st[i].cpu);
+		print_row(cpu, &st[i]);
 	}
+	control_stats_sum(st, n, &sum);
 	print_row("all", &sum);
+}
+
+static void print_sideband_row(const char *cpu, const struct control_cpu_stats *s)
+{
+	printf("%5s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+	       " %10.1f %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
+	       cpu, s->sb_noted, s->sb_full, s->sb_reports, s->sb_records, s->sb_lost,
+	       (double)s->sb_walk_ns / 1e6, s->sb_throttled, s->follow_added, s->follow_full);
+}
+
+/* The side-band and following counters, a table of their own: shown only
+ * when the session has any. */
+static void print_sideband_stats(const struct control_cpu_stats *st, size_t n,
+				 const struct control_session_counters *sc)
+{
+	struct control_cpu_stats sum;
+	char cpu[16];
+
+	control_stats_sum(st, n, &sum);
+	if (!sc->sideband_used && !sc->follow_used && !sum.sb_noted && !sum.sb_full &&
+	    !sum.sb_reports && !sum.follow_added && !sum.follow_full)
+		return;
+	printf("\nside-band:  %u address spaces tracked, %u of them kept alive until reported; "
+	       "%u processes followed\n",
+	       sc->sideband_used, sc->sideband_pinned, sc->follow_used);
+	printf("%5s %10s %10s %10s %10s %10s %10s %10s %12s %12s\n", "cpu", "noted", "no-slot",
+	       "reports", "records", "lost", "walk-ms", "put-off", "forks-added", "forks-missed");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(cpu, sizeof(cpu), "%u", st[i].cpu);
+		print_sideband_row(cpu, &st[i]);
+	}
+	print_sideband_row("all", &sum);
 }
 
 static const char *mode_name(uint32_t mode)
@@ -132,6 +154,8 @@ static void print_sessions(const struct control_session_info *v, size_t n)
 					       si->cgroup);
 		if (!si->nr_tgids && !si->nr_tids && !si->cgroup && at < sizeof(targets))
 			at += (size_t)snprintf(targets + at, sizeof(targets) - at, "all ");
+		if ((si->flags & SKYPROF_F_FOLLOW_FORKS) && at < sizeof(targets))
+			at += (size_t)snprintf(targets + at, sizeof(targets) - at, "and forks ");
 		if (si->cpus && at < sizeof(targets))
 			snprintf(targets + at, sizeof(targets) - at, "cpus %s",
 				 cpu_list(si->cpus, si->nr_cpu_words, buf, sizeof(buf)));
@@ -203,25 +227,39 @@ static void json_session(const struct control_session_info *si)
 	} else {
 		printf("null");
 	}
-	printf("},\"samples\":%" PRIu64 ",\"lost\":%" PRIu64 "}", si->samples, si->lost);
+	printf("},\"sideband\":%s,\"follow_forks\":%s",
+	       si->flags & SKYPROF_F_SIDEBAND ? "true" : "false",
+	       si->flags & SKYPROF_F_FOLLOW_FORKS ? "true" : "false");
+	printf(",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64 "}", si->samples, si->lost);
 }
 
-static void json_stats(const struct control_cpu_stats *st, size_t n)
+static void json_stats(const struct control_cpu_stats *st, size_t n,
+		       const struct control_session_counters *sc)
 {
 	printf(",\"cpu_stats\":[");
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		printf("%s{\"cpu\":%u,\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
 		       ",\"unwind_errors\":%" PRIu64 ",\"throttled\":%" PRIu64
 		       ",\"filtered\":%" PRIu64 ",\"nested\":%" PRIu64 ",\"missed\":%" PRIu64
-		       ",\"handler_ns\":%" PRIu64 ",\"handler_max_ns\":%" PRIu64 "}",
+		       ",\"handler_ns\":%" PRIu64 ",\"handler_max_ns\":%" PRIu64,
 		       i ? "," : "", st[i].cpu, st[i].samples, st[i].drops, st[i].unwind_errors,
 		       st[i].throttled, st[i].filtered, st[i].nested, st[i].missed,
 		       st[i].handler_ns, st[i].handler_max_ns);
-	putchar(']');
+		printf(",\"sb_noted\":%" PRIu64 ",\"sb_full\":%" PRIu64 ",\"sb_reports\":%" PRIu64
+		       ",\"sb_records\":%" PRIu64 ",\"sb_lost\":%" PRIu64 ",\"sb_walk_ns\":%" PRIu64
+		       ",\"sb_throttled\":%" PRIu64 ",\"follow_added\":%" PRIu64
+		       ",\"follow_full\":%" PRIu64 "}",
+		       st[i].sb_noted, st[i].sb_full, st[i].sb_reports, st[i].sb_records,
+		       st[i].sb_lost, st[i].sb_walk_ns, st[i].sb_throttled, st[i].follow_added,
+		       st[i].follow_full);
+	}
+	printf("],\"sideband_used\":%u,\"sideband_pinned\":%u,\"follow_used\":%u",
+	       sc->sideband_used, sc->sideband_pinned, sc->follow_used);
 }
 
 static void json_status(const struct control_info *info, const struct control_session_info *v,
-			size_t n, uint32_t session, const struct control_cpu_stats *st, size_t nst)
+			size_t n, uint32_t session, const struct control_cpu_stats *st, size_t nst,
+			const struct control_session_counters *sc)
 {
 	char caps[128];
 
@@ -232,9 +270,10 @@ static void json_status(const struct control_info *info, const struct control_se
 	printf(",\"abi\":%u,\"caps\":", info->abi_version);
 	json_str(control_caps_string(info->caps, caps, sizeof(caps)));
 	printf(",\"nr_cpu_ids\":%u,\"max_sessions\":%u,\"active_sessions\":%u,"
-	       "\"freq_max\":%u,\"ring_bytes\":%" PRIu64 "},\"sessions\":[",
+	       "\"freq_max\":%u,\"ring_bytes\":%" PRIu64 ",\"sideband_bytes\":%" PRIu64
+	       "},\"sessions\":[",
 	       info->nr_cpu_ids, info->max_sessions, info->active_sessions, info->freq_max,
-	       info->ring_bytes);
+	       info->ring_bytes, info->sideband_bytes);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			putchar(',');
@@ -243,7 +282,7 @@ static void json_status(const struct control_info *info, const struct control_se
 	putchar(']');
 	if (session) {
 		printf(",\"session\":%u", session);
-		json_stats(st, nst);
+		json_stats(st, nst, sc);
 	}
 	printf("}\n");
 }
@@ -301,7 +340,8 @@ static struct control *open_module(struct control_info *info, bool json)
 
 /* The text form after the module line: what it can do, its sessions, one session's counters. */
 static void print_text(const struct control_info *info, const struct control_session_info *sessions,
-		       size_t nsess, uint32_t session, const struct control_cpu_stats *st, size_t n)
+		       size_t nsess, uint32_t session, const struct control_cpu_stats *st, size_t n,
+		       const struct control_session_counters *sc)
 {
 	char caps[128];
 
@@ -310,12 +350,17 @@ static void print_text(const struct control_info *info, const struct control_ses
 	       "%u bytes per CPU\n",
 	       info->freq_max, info->max_sessions, info->ring_pages_max, info->page_size);
 	printf("cpus:       %u possible cpu ids\n", info->nr_cpu_ids);
-	printf("sessions:   %u of %u active, %.1f MiB of ring memory\n", info->active_sessions,
+	printf("sessions:   %u of %u active, %.1f MiB of ring memory", info->active_sessions,
 	       info->max_sessions, (double)info->ring_bytes / (1024.0 * 1024.0));
+	if (info->caps & (SKYPROF_CAP_SIDEBAND | SKYPROF_CAP_FOLLOW))
+		printf(", %.1f MiB of side-band tables",
+		       (double)info->sideband_bytes / (1024.0 * 1024.0));
+	putchar('\n');
 	print_sessions(sessions, nsess);
 	if (session) {
 		printf("\nsession:    %u\n", session);
 		print_stats(st, n);
+		print_sideband_stats(st, n, sc);
 	}
 }
 
@@ -327,6 +372,7 @@ int cli_status_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct control_session_info *sessions = NULL;
+	struct control_session_counters sc = { 0 };
 	struct control_cpu_stats *st = NULL;
 	struct control_info info;
 	struct control *c;
@@ -364,6 +410,9 @@ int cli_status_main(int argc, char **argv)
 		fprintf(stderr, "skyprof status: %s\n", control_error(c));
 	if (session) {
 		ret = control_get_stats(c, session, &st, &n);
+		/* session-wide counters, absent from an older module's reply */
+		if (!ret)
+			ret = control_get_session_counters(c, session, &sc);
 		if (ret) {
 			fprintf(stderr, "skyprof status: %s\n", control_error(c));
 			control_sessions_free(sessions, nsess);
@@ -372,9 +421,9 @@ int cli_status_main(int argc, char **argv)
 		}
 	}
 	if (json) {
-		json_status(&info, sessions, nsess, session, st, n);
+		json_status(&info, sessions, nsess, session, st, n, &sc);
 	} else {
-		print_text(&info, sessions, nsess, session, st, n);
+		print_text(&info, sessions, nsess, session, st, n, &sc);
 	}
 	free(st);
 	control_sessions_free(sessions, nsess);

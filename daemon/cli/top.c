@@ -119,6 +119,7 @@ int cli_top_main(int argc, char **argv)
 	struct func_share *top = NULL;
 	struct symbolizer *sym = NULL;
 	struct run run = { 0 };
+	struct sp_sink sink;
 	bool tty = isatty(STDOUT_FILENO);
 	uint64_t last_show;
 	uint32_t lines;
@@ -159,8 +160,9 @@ int cli_top_main(int argc, char **argv)
 	}
 	last_show = clock_mono_ns();
 	show(&cap, &run, &o, tty, top, lines);
+	sink = ingest_sink_of(&run.k);
 	while (!interrupted && !cap.ended && !run.k.error) {
-		if (capture_poll(&cap, 100, ingest_sink_sample, &run.k) < 0 && !run.k.error) {
+		if (capture_poll(&cap, 100, &sink) < 0 && !run.k.error) {
 			fprintf(stderr, "skyprof top: %s\n", cap.err);
 			break;
 		}
@@ -174,7 +176,7 @@ int cli_top_main(int argc, char **argv)
 			show(&cap, &run, &o, tty, top, lines);
 		}
 	}
-	if (capture_finish(&cap, ingest_sink_sample, &run.k, &st, &nst))
+	if (capture_finish(&cap, &sink, &st, &nst))
 		fprintf(stderr, "skyprof top: %s\n", cap.err);
 	if (run.k.error)
 		fprintf(stderr, "skyprof top: out of memory while aggregating\n");

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc/aspace.h"
 #include "proc/follow.h"
 #include "proc/ident.h"
 #include "proc/table.h"
@@ -45,6 +46,19 @@ struct follow_slot {
 	struct proc_ident ident; /* without a table: the image's identity */
 	uint64_t checked_ns;
 	uint64_t next_read_ns, backoff_ns;
+	/* The address space of the last sample that named one, and its
+	 * generation: samples come in runs. */
+	bool have_as;
+	uint16_t as_gen;
+	uint64_t as_id;
+	/* Without a table: every address space numbered so far. */
+	struct follow_as *as;
+	uint32_t nr_as, cap_as;
+};
+
+struct follow_as {
+	uint64_t as_id;
+	uint16_t gen;
 };
 
 struct follow {
@@ -77,6 +91,9 @@ void follow_free(struct follow *f)
 {
 	if (!f)
 		return;
+	for (size_t i = 0; i < f->nr_slots; i++)
+		if (f->slots[i].pid != PID_EMPTY)
+			free(f->slots[i].as);
 	free(f->slots);
 	free(f);
 }
@@ -201,6 +218,85 @@ int follow_note(struct follow *f, uint32_t pid)
 	return 0;
 }
 
+/*
+ * Without a table, the generation of address space as_id of e's process,
+ * numbered here as the table would: the first address space of a process
+ * noted before (or met in samples naming none) is the image it had then,
+ * each later one the next generation. -ENOMEM or the generation.
+ */
+static int own_as_gen(struct follow_slot *e, uint64_t as_id)
+{
+	uint16_t gen;
+
+	for (uint32_t i = 0; i < e->nr_as; i++)
+		if (e->as[i].as_id == as_id)
+			return e->as[i].gen;
+	if (e->nr_as == e->cap_as) {
+		uint32_t cap = e->cap_as ? e->cap_as * 2 : 2;
+		struct follow_as *n = realloc(e->as, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		e->as = n;
+		e->cap_as = cap;
+	}
+	if (e->nr_as && e->gen < UINT16_MAX)
+		e->gen++;
+	gen = e->gen;
+	e->checked = true;
+	/* the image's identity is the new one's: an identity check after
+	 * this takes it as it finds it */
+	e->have_ident = false;
+	e->as[e->nr_as++] = (struct follow_as){ .as_id = as_id, .gen = gen };
+	return gen;
+}
+
+/* The generation of address space as_id of pid (its first sample at ns). */
+static int as_gen(struct follow *f, uint32_t pid, uint64_t as_id, uint64_t ns, bool sample)
+{
+	struct follow_slot *e = slot_of(f, pid);
+	struct proc_gen *g;
+	int gen;
+
+	if (!e)
+		return -ENOMEM;
+	if (e->have_as && e->as_id == as_id)
+		return e->as_gen;
+	if (f->procs) {
+		g = proc_aspace_gen(f->procs, pid, as_id, -1, ns);
+		if (!g)
+			return -ENOMEM;
+		/* a sample that went on without its report: /proc, once */
+		if (sample && !g->nr_reports)
+			proc_aspace_fallback(f->procs, g, ns);
+		gen = g->gen;
+	} else {
+		gen = own_as_gen(e, as_id);
+		if (gen < 0)
+			return gen;
+	}
+	e->have_as = true;
+	e->as_id = as_id;
+	e->as_gen = (uint16_t)gen;
+	return gen;
+}
+
+int follow_report(struct follow *f, const struct sp_report *r)
+{
+	struct proc_gen *g;
+	int gen;
+
+	if (r->as.tgid == PID_EMPTY || !r->as.as_id)
+		return 0;
+	gen = as_gen(f, r->as.tgid, r->as.as_id, r->as.first_ns, false);
+	if (gen < 0 || !f->procs)
+		return gen;
+	g = proc_aspace_find(f->procs, r->as.tgid, r->as.as_id);
+	if (g && proc_aspace_report(f->procs, g, r))
+		return -ENOMEM;
+	return gen;
+}
+
 int follow_sample(struct follow *f, const struct sp_sample *s)
 {
 	struct follow_slot *e;
@@ -208,6 +304,10 @@ int follow_sample(struct follow *f, const struct sp_sample *s)
 
 	if (s->tgid == PID_EMPTY)
 		return 0;
+	/* The module named its address space: that is its generation, the
+	 * image's identity in /proc is not asked. */
+	if (s->as_id)
+		return as_gen(f, s->tgid, s->as_id, s->time_ns, true);
 	e = slot_of(f, s->tgid);
 	if (!e)
 		return -ENOMEM;

@@ -44,17 +44,31 @@ void follow_free(struct follow *f);
 int follow_note(struct follow *f, uint32_t pid);
 
 /*
- * The exec generation of s's process, for aggregation (the table is asked,
- * proc_table_exec_check, on first sight, which also captures the
- * maps while the process still lives; then when the leader's comm changes,
- * as an exec renames the process, and at most once a second of sample time
- * otherwise, for an exec that keeps the name). A re-read that a miss had to
+ * The exec generation of s's process, for aggregation. A sample that names
+ * its address space (as_id) has that address space's generation, the
+ * table's (proc/aspace.h; one made by the sample itself, whose report never
+ * came, has its maps read from /proc once, if /proc still shows that
+ * process). For the others the table is asked (proc_table_exec_check) on
+ * first sight, which also captures the maps while the process still lives;
+ * then when the leader's comm changes, as an exec renames the process, and
+ * at most once a second of sample time otherwise, for an exec that keeps
+ * the name. A re-read that a miss had to
  * put off runs here once its interval has passed. Returns the generation
  * (0 for a sample without a process), or -ENOMEM. Every sample comes here:
  * the generation is the return value, not stored through a pointer, so the
  * caller's frame needs no stack guard.
  */
 int follow_sample(struct follow *f, const struct sp_sample *s);
+
+/*
+ * A report of an address space (capture/hold.h hands it on before the
+ * samples that waited for it): with a table, its mappings go into the
+ * address space's generation (proc/aspace.h), made now if new. Returns the
+ * generation (0 for a report without a process), or -ENOMEM. The samples
+ * of that address space get the same generation from follow_sample (the
+ * table's, or without one numbered here the same way for the caller's).
+ */
+int follow_report(struct follow *f, const struct sp_report *r);
 
 /*
  * s (of generation gen, unwound: user_ips as aggregated) is a stack the

@@ -22,6 +22,7 @@
 #include "proc/files.h"
 #include "proc/maps.h"
 #include "proc/table.h"
+#include "proc/table_priv.h"
 
 #define PROC_BUCKETS 1024
 
@@ -39,7 +40,24 @@ struct proc_table {
 	struct proc_gen *procs[PROC_BUCKETS];
 	char *maps_buf; /* read_maps' stdio buffer, kept: malloc'd and freed
 			 * for each read, it was new heap memory each time */
+	struct proc_aspace_counts aspace;
 };
+
+struct proc_gen **proc_table_chain(struct proc_table *t, uint32_t pid)
+{
+	return &t->procs[pid % PROC_BUCKETS];
+}
+
+struct proc_aspace_counts *proc_table_counts(struct proc_table *t)
+{
+	return &t->aspace;
+}
+
+void proc_table_captured(struct proc_table *t, struct proc_gen *g, bool first)
+{
+	if (t->hooks.captured)
+		t->hooks.captured(t->hooks.arg, g, first);
+}
 
 struct proc_table *proc_table_new(const char *proc_root, const struct proc_table_hooks *hooks)
 {
@@ -185,12 +203,26 @@ void proc_table_hold_root(struct proc_table *t, struct proc_gen *g)
 		g->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
-int proc_table_open_mapping(struct proc_table *t, const struct proc_mapping *m)
+int proc_table_open_mapping(struct proc_table *t, struct proc_mapping *m, char *opened,
+			    size_t opened_len)
 {
 	struct files_mapping fm;
+	enum files_check why;
+	int fd;
 
+	if (m->recorded) {
+		/* Only the file the module saw mapped: a reused pid, a replaced
+		 * binary, another process's file under the same path, never. */
+		fd = files_open_ident(t->proc_root, m->pid, m->path, m->start, m->limit, &m->ident,
+				      &why, opened, opened_len);
+		if (m->check == FILES_UNCHECKED)
+			m->check = (uint8_t)why;
+		return fd;
+	}
 	if (!files_look(t->proc_root, m->pid, m->path, m->start, m->limit, m->inode, &fm))
 		return -1;
+	if (opened && opened_len)
+		snprintf(opened, opened_len, "%s", fm.path);
 	return files_open(t->proc_root, m->pid, &fm);
 }
 
@@ -207,8 +239,9 @@ static bool have_map(const struct proc_gen *g, uint64_t start, uint64_t limit, u
 	return false;
 }
 
-static int add_map(struct proc_table *t, struct proc_gen *g, const struct maps_line *l,
-		   const char *path)
+struct proc_mapping *proc_table_add_mapping(struct proc_table *t, struct proc_gen *g,
+					    uint64_t start, uint64_t limit, uint64_t offset,
+					    uint64_t inode, const char *path)
 {
 	struct proc_mapping *m;
 	int64_t i;
@@ -218,25 +251,41 @@ static int add_map(struct proc_table *t, struct proc_gen *g, const struct maps_l
 		struct proc_mapping **n = realloc(g->maps, cap * sizeof(*n));
 
 		if (!n)
-			return -ENOMEM;
+			return NULL;
 		g->maps = n;
 		g->cap_maps = cap;
 	}
 	m = calloc(1, sizeof(*m));
 	if (!m)
-		return -ENOMEM;
+		return NULL;
 	i = strtab_intern(&t->paths, path);
-	m->start = l->start;
-	m->limit = l->end;
-	m->offset = l->offset;
-	m->inode = l->inode;
+	m->start = start;
+	m->limit = limit;
+	m->offset = offset;
+	m->inode = inode;
 	m->pid = g->pid;
 	m->path = strtab_get(&t->paths, i > 0 ? (uint32_t)i : 0);
-	m->is_main = g->exe[0] && !strcmp(path, g->exe);
 	g->maps[g->nr_maps++] = m;
-	/* Its file is opened now, while the process is sure to be there. */
+	return m;
+}
+
+void proc_table_announce(struct proc_table *t, struct proc_gen *g, struct proc_mapping *m)
+{
+	/* Its file is opened now, while the process is most likely there. */
 	if (t->hooks.mapping)
 		t->hooks.mapping(t->hooks.arg, g, m);
+}
+
+static int add_map(struct proc_table *t, struct proc_gen *g, const struct maps_line *l,
+		   const char *path)
+{
+	struct proc_mapping *m =
+		proc_table_add_mapping(t, g, l->start, l->end, l->offset, l->inode, path);
+
+	if (!m)
+		return -ENOMEM;
+	m->is_main = g->exe[0] && !strcmp(path, g->exe);
+	proc_table_announce(t, g, m);
 	return 0;
 }
 
@@ -253,6 +302,11 @@ static bool anon_path(const char *path)
  * (where JIT code lives).
  */
 static int read_maps(struct proc_table *t, struct proc_gen *g)
+{
+	return proc_table_read_maps(t, g, false);
+}
+
+int proc_table_read_maps(struct proc_table *t, struct proc_gen *g, bool anon_only)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0;
@@ -287,6 +341,8 @@ static int read_maps(struct proc_table *t, struct proc_gen *g)
 		name[len] = '\0';
 		if (anon_path(name))
 			g->anon_exec = true;
+		if (anon_only)
+			continue;
 		/* A replaced file: the mapping is still the old inode. */
 		if (len > 10 && !strcmp(name + len - 10, " (deleted)"))
 			name[len - 10] = '\0';
@@ -306,27 +362,24 @@ static int read_maps(struct proc_table *t, struct proc_gen *g)
  * executable and maps. Every older generation is frozen. *out is the new
  * generation (NULL only without memory); returns read_maps' result.
  */
-static int new_gen(struct proc_table *t, uint32_t pid, uint16_t gen, struct proc_gen **out)
+struct proc_gen *proc_table_gen_alloc(uint32_t pid, uint16_t gen)
 {
 	struct proc_gen *g = calloc(1, sizeof(*g));
-	char path[PATH_MAX];
-	ssize_t n;
-	int r;
 
-	*out = g;
 	if (!g)
-		return -ENOMEM;
-	for (struct proc_gen *o = t->procs[pid % PROC_BUCKETS]; o; o = o->next)
-		if (o->pid == pid)
-			o->frozen = true;
+		return NULL;
 	g->pid = pid;
 	g->gen = gen;
 	g->rootfd = -1;
-	g->next = t->procs[pid % PROC_BUCKETS];
-	t->procs[pid % PROC_BUCKETS] = g;
-	g->have_ident = !ident_read(t->proc_root, pid, &g->ident);
-	n = -1;
-	if (path_fmt(path, sizeof(path), "%s/%u/exe", t->proc_root, pid))
+	return g;
+}
+
+void proc_table_read_exe(struct proc_table *t, struct proc_gen *g)
+{
+	char path[PATH_MAX];
+	ssize_t n = -1;
+
+	if (path_fmt(path, sizeof(path), "%s/%u/exe", t->proc_root, g->pid))
 		n = readlink(path, g->exe, sizeof(g->exe) - 1);
 	if (n > 0) {
 		g->exe[n] = '\0';
@@ -335,6 +388,23 @@ static int new_gen(struct proc_table *t, uint32_t pid, uint16_t gen, struct proc
 	} else {
 		g->exe[0] = '\0';
 	}
+}
+
+static int new_gen(struct proc_table *t, uint32_t pid, uint16_t gen, struct proc_gen **out)
+{
+	struct proc_gen *g = proc_table_gen_alloc(pid, gen);
+	int r;
+
+	*out = g;
+	if (!g)
+		return -ENOMEM;
+	for (struct proc_gen *o = t->procs[pid % PROC_BUCKETS]; o; o = o->next)
+		if (o->pid == pid)
+			o->frozen = true;
+	g->next = t->procs[pid % PROC_BUCKETS];
+	t->procs[pid % PROC_BUCKETS] = g;
+	g->have_ident = !ident_read(t->proc_root, pid, &g->ident);
+	proc_table_read_exe(t, g);
 	r = read_maps(t, g);
 	if (t->hooks.captured)
 		t->hooks.captured(t->hooks.arg, g, true);
@@ -422,7 +492,9 @@ bool proc_table_maps_miss(struct proc_table *t, uint32_t pid, uint16_t gen, cons
 	struct proc_gen *g = proc_table_newest(t, pid);
 	struct proc_mapping *last;
 
-	if (!g || g->gen != gen || g->gone || g->frozen)
+	/* A generation the module reports has the mappings it reports: /proc
+	 * may show another process by now. */
+	if (!g || g->gen != gen || g->gone || g->frozen || g->as_id)
 		return false;
 	last = g->last_hit;
 	for (size_t i = 0; i < n; i++) {
@@ -454,7 +526,7 @@ int proc_table_refresh(struct proc_table *t, uint32_t pid, uint16_t *gen)
 		return r < 0 ? r : (int)(n ? n->nr_maps : 0);
 	}
 	*gen = g->gen;
-	if (g->gone || g->frozen)
+	if (g->gone || g->frozen || g->as_id)
 		return -ESRCH;
 	if (!same_image(t, g)) {
 		if (g->gen == UINT16_MAX)
@@ -494,7 +566,7 @@ struct proc_mapping *proc_table_lookup(struct proc_table *t, struct proc_gen **g
 	struct proc_gen *g = *gp;
 	struct proc_mapping *m = proc_table_find(g, addr);
 
-	if (m || g->gone || g->frozen)
+	if (m || g->gone || g->frozen || g->as_id)
 		return m;
 	if (same_image(t, g)) {
 		read_maps(t, g);

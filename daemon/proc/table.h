@@ -6,6 +6,11 @@
  * executable, captured executable mappings, root directory and pid in its
  * own namespace.
  *
+ * Where the module reports address spaces (side-band records), each of them
+ * is a generation of its own and its mappings are the reported ones, files
+ * checked against the recorded identity (proc/aspace.h, the table's other
+ * half); what follows here about /proc is the fallback for the rest.
+ *
  * Whatever symbolizing needs later is captured while the process lives,
  * because by the time a profile is written it may be gone: a generation's
  * maps are read when it is first met (proc_table_note, _exec_check), then
@@ -30,17 +35,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proc/files.h"
 #include "proc/ident.h"
 
-/* An executable mapping of one generation, as captured from /proc/PID/maps. */
+/*
+ * An executable mapping of one generation, as captured from /proc/PID/maps
+ * or as the module reported it (recorded).
+ */
 struct proc_mapping {
 	uint64_t start, limit; /* [start, limit) in the process */
 	uint64_t offset;       /* file offset of start */
 	uint64_t inode;	       /* of the mapped file, 0 unknown */
 	const char *path;      /* as the process sees it; "" for anonymous */
 	uint32_t pid;
-	bool is_main; /* the process's executable */
-	void *priv;   /* the hooks' (the symbolizer's ELF file), NULL first */
+	bool is_main;  /* the process's executable */
+	bool recorded; /* from the module's records: ident is the file's */
+	uint8_t check; /* recorded: enum files_check, how its file was found */
+	struct files_ident ident;
+	void *priv; /* the hooks' (the symbolizer's ELF file), NULL first */
 };
 
 /* One generation of a process. Read-only outside table.c but for priv. */
@@ -53,6 +65,14 @@ struct proc_gen {
 	bool anon_exec; /* anonymous executable memory in its maps: a JIT? */
 	struct proc_ident ident;
 	uint32_t nspid; /* the pid inside its own namespace, 0: not looked up */
+	/* The module's address space this generation is (side-band records,
+	 * proc/aspace.h), 0: none, read from /proc; then when its first sample
+	 * was (the order of generations), the reports taken, and whether /proc
+	 * was asked for a sample that came without one. */
+	uint64_t as_id;
+	uint64_t first_ns;
+	uint32_t nr_reports;
+	bool fallback_tried;
 	/* Its root directory, held from proc_table_hold_root on (-1: not
 	 * held): files in its mount namespace are found through it also
 	 * after the process is gone. */
@@ -156,10 +176,15 @@ void proc_table_hold_root(struct proc_table *t, struct proc_gen *g);
 uint32_t proc_table_nspid(struct proc_table *t, struct proc_gen *g);
 
 /*
- * Opens the file m maps, as the process sees it (proc/files.h): the DWARF
- * unwinder reads its CFI there. A descriptor of the caller's, or -1.
+ * Opens the file m maps, as the process sees it (proc/files.h): the
+ * symbolizer reads its symbols there, the DWARF unwinder its CFI. A
+ * recorded mapping's file only if it is the one recorded (files_open_ident;
+ * m->check says how the first open went). opened (may be NULL) gets the
+ * path opened, where debuginfo is looked for. A descriptor of the
+ * caller's, or -1.
  */
-int proc_table_open_mapping(struct proc_table *t, const struct proc_mapping *m);
+int proc_table_open_mapping(struct proc_table *t, struct proc_mapping *m, char *opened,
+			    size_t opened_len);
 
 /* Calls fn for every generation: by pid's hash, a pid's newest first. */
 void proc_table_each(struct proc_table *t, void (*fn)(void *arg, struct proc_gen *g), void *arg);

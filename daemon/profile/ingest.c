@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "proc/aspace.h"
 #include "proc/follow.h"
 #include "profile/ingest.h"
 #include "profile/profile.h"
@@ -116,6 +117,25 @@ int ingest_sample(struct ingest *in, struct profile *p, const struct sp_sample *
 	return gen;
 }
 
+int ingest_report(struct ingest *in, const struct sp_report *r)
+{
+	struct proc_table *t;
+	struct proc_gen *g;
+	int gen;
+
+	if (in->only_pid && r->as.tgid != in->only_pid)
+		return 0;
+	gen = follow_report(in->follow, r);
+	if (gen < 0 || !in->unwind_sym || in->unwind_sym == in->maps)
+		return gen;
+	/* The unwinder's own table (the agent's): the same generation. */
+	t = symbolizer_procs(in->unwind_sym);
+	g = proc_aspace_gen(t, r->as.tgid, r->as.as_id, gen, r->as.first_ns);
+	if (g && proc_aspace_report(t, g, r))
+		return -ENOMEM;
+	return gen;
+}
+
 int ingest_sink_sample(void *sink, const struct sp_sample *s)
 {
 	struct ingest_sink *k = sink;
@@ -128,6 +148,18 @@ int ingest_sink_sample(void *sink, const struct sp_sample *s)
 	k->samples++;
 	if (s->flags & SKYPROF_SF_OFFCPU)
 		k->blocked_ns += s->weight;
+	return 0;
+}
+
+int ingest_sink_report(void *sink, const struct sp_report *r)
+{
+	struct ingest_sink *k = sink;
+	int gen = ingest_report(k->in, r);
+
+	if (gen < 0) {
+		k->error = gen;
+		return gen;
+	}
 	return 0;
 }
 

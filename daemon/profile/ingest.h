@@ -52,6 +52,14 @@ void ingest_only(struct ingest *in, uint32_t pid);
 int ingest_sample(struct ingest *in, struct profile *p, const struct sp_sample *s);
 
 /*
+ * A report of an address space, before the samples that waited for it
+ * (capture/hold.h): its mappings go to the process table that follows the
+ * processes (maps) and to the unwinder's when that is another, in the
+ * address space's generation. Returns that generation (>= 0) or -ENOMEM.
+ */
+int ingest_report(struct ingest *in, const struct sp_report *r);
+
+/*
  * A capture's sample callback (capture_poll's) that ingests into one
  * profile: counts what came in, the blocked time of off-CPU samples, and
  * keeps the first error, which ends the capture.
@@ -64,6 +72,15 @@ struct ingest_sink {
 	int error;
 };
 int ingest_sink_sample(void *sink, const struct sp_sample *s);
+int ingest_sink_report(void *sink, const struct sp_report *r);
+
+/* The capture's sink (capture/sample.h) that ingests into k. */
+static inline struct sp_sink ingest_sink_of(struct ingest_sink *k)
+{
+	return (struct sp_sink){ .sample = ingest_sink_sample,
+				 .report = ingest_sink_report,
+				 .arg = k };
+}
 
 /* What following the processes cost and found; NULL without maps. */
 const struct follow_stats *ingest_follow_stats(const struct ingest *in);

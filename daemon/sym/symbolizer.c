@@ -271,14 +271,21 @@ static struct sym_elf *vdso_elf(struct symbolizer *s, uint64_t len)
  * The ELF file of a mapping (proc/files.h). A file already cached is found
  * by a stat of its path, without opening it (every new process maps libc
  * and ld.so again; an open, fstat and close cost three path-walking system
- * calls).
+ * calls). A mapping the module recorded is opened only as the recorded file
+ * (proc_table_open_mapping checks its identity): a cached file found by a
+ * stat of a path could be another one by now.
  */
-static struct sym_elf *open_elf(struct symbolizer *s, const struct proc_mapping *m)
+static struct sym_elf *open_elf(struct symbolizer *s, struct proc_mapping *m)
 {
 	const char *root = proc_table_root(s->procs);
 	struct files_mapping fm;
+	char opened[PATH_MAX];
 	int fd;
 
+	if (m->recorded) {
+		fd = proc_table_open_mapping(s->procs, m, opened, sizeof(opened));
+		return fd < 0 ? NULL : sym_elf_get(s->elfs, fd, opened, m->path);
+	}
 	if (!files_look(root, m->pid, m->path, m->start, m->limit, m->inode, &fm))
 		return NULL;
 	if (fm.same) {
@@ -293,6 +300,21 @@ static struct sym_elf *open_elf(struct symbolizer *s, const struct proc_mapping 
 	return sym_elf_get(s->elfs, fd, fm.path, m->path);
 }
 
+/* The build-id the module read for a recorded mapping, hex; "" without. */
+static const char *recorded_build_id(struct symbolizer *s, const struct proc_mapping *m)
+{
+	char hex[2 * sizeof(m->ident.build_id) + 1];
+
+	if (!m->recorded || !m->ident.build_id_size)
+		return "";
+	for (size_t i = 0; i < m->ident.build_id_size; i++) {
+		hex[i * 2] = "0123456789abcdef"[m->ident.build_id[i] >> 4];
+		hex[i * 2 + 1] = "0123456789abcdef"[m->ident.build_id[i] & 15];
+	}
+	hex[m->ident.build_id_size * 2] = '\0';
+	return intern(s, hex);
+}
+
 /* The table captured m: its ELF file is opened now, while the process
  * lives. Without memory m stays unsymbolized (priv NULL). */
 static void on_mapping(void *arg, struct proc_gen *g, struct proc_mapping *m)
@@ -304,7 +326,9 @@ static void on_mapping(void *arg, struct proc_gen *g, struct proc_mapping *m)
 	if (!sm)
 		return;
 	sm->elf = !strcmp(m->path, "[vdso]") ? vdso_elf(s, m->limit - m->start) : open_elf(s, m);
-	sm->build_id = intern(s, sm->elf ? sym_elf_build_id(sm->elf) : "");
+	/* A file that could not be verified keeps the build-id the kernel
+	 * read: the profile still says which binary it was. */
+	sm->build_id = sm->elf ? intern(s, sym_elf_build_id(sm->elf)) : recorded_build_id(s, m);
 	m->priv = sm;
 }
 

@@ -28,6 +28,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include "proc/aspace.h"
 #include "proc/table.h"
 #include "skyprof.h"
 #include "sym/symbolizer.h"
@@ -58,7 +59,12 @@ struct uw_proc {
 	uint32_t pid;
 	Dwfl *dwfl;	    /* NULL: nothing could be reported */
 	size_t nr_reported; /* table mappings seen when built */
-	bool rebuilt;	    /* rebuilt after a pc outside every module */
+	/* The generation it was built from: a sample of another (an exec, a
+	 * reused pid, which the module's address spaces tell apart) rebuilds
+	 * it from that one's mappings. */
+	const struct proc_gen *built;
+	bool have_built;
+	bool rebuilt; /* rebuilt after a pc outside every module */
 };
 
 #define UW_BUCKETS 256
@@ -273,14 +279,15 @@ out:
 	return ok;
 }
 
-static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
+static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p, struct proc_gen *g)
 {
-	struct proc_gen *g = proc_table_newest(u->table, p->pid);
 	size_t nr = g ? g->nr_maps : 0;
 	size_t reported = 0;
 	Dwfl *d = dwfl_begin(&u->cb);
 
 	p->nr_reported = nr;
+	p->built = g;
+	p->have_built = true;
 	if (!d)
 		return;
 	dwfl_report_begin(d);
@@ -288,7 +295,7 @@ static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
 	 * its exec (record's own child) keeps the pre-exec mappings too, and
 	 * the stale libc must not shadow the one mapped now. */
 	for (size_t i = nr; i-- > 0;) {
-		const struct proc_mapping *m = g->maps[i];
+		struct proc_mapping *m = g->maps[i];
 		GElf_Addr bias = 0;
 		bool is_exec = false;
 		bool dup = false;
@@ -303,7 +310,7 @@ static void build_dwfl(struct unwind_dwarf *u, struct uw_proc *p)
 		}
 		if (dup)
 			continue;
-		fd = proc_table_open_mapping(u->table, m);
+		fd = proc_table_open_mapping(u->table, m, NULL, 0);
 		if (fd < 0)
 			continue;
 		if (!load_bias(fd, m, &bias, &is_exec)) {
@@ -338,8 +345,27 @@ static struct uw_proc *get_proc(struct unwind_dwarf *u, uint32_t pid)
 	p->next = *b;
 	*b = p;
 	proc_table_note(u->table, pid);
-	build_dwfl(u, p);
 	return p;
+}
+
+/* The generation s ran in: its address space's, else pid's newest. */
+static struct proc_gen *sample_gen(struct unwind_dwarf *u, const struct sp_sample *s)
+{
+	struct proc_gen *g = s->as_id ? proc_aspace_find(u->table, s->tgid, s->as_id) : NULL;
+
+	return g ? g : proc_table_newest(u->table, s->tgid);
+}
+
+static void forget_rules(struct unwind_dwarf *u, uint32_t pid);
+
+/* p's Dwfl made again from g's mappings. */
+static void rebuild(struct unwind_dwarf *u, struct uw_proc *p, struct proc_gen *g)
+{
+	forget_rules(u, p->pid);
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	build_dwfl(u, p, g);
 }
 
 static int frame_cb(Dwfl_Frame *f, void *arg)
@@ -535,6 +561,7 @@ static long fast_unwind(struct unwind_dwarf *u, struct uw_proc *p, const struct 
 size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint64_t *ips,
 			 size_t max)
 {
+	struct proc_gen *g;
 	struct uw_proc *p;
 	size_t n;
 
@@ -543,6 +570,12 @@ size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint
 	p = get_proc(u, s->tgid);
 	if (!p)
 		return 0;
+	g = sample_gen(u, s);
+	if (!p->have_built || p->built != g) {
+		if (p->have_built)
+			p->rebuilt = true;
+		rebuild(u, p, g);
+	}
 	n = 0;
 	if (p->dwfl) {
 		long f = u->slow_only ? -1 : fast_unwind(u, p, s, ips, max);
@@ -558,19 +591,11 @@ size_t unwind_dwarf_only(struct unwind_dwarf *u, const struct sp_sample *s, uint
 	 * A lookup of the pc makes the process table re-read the maps (nothing
 	 * is symbolized); rebuild only when that found new mappings, so a pc in
 	 * anonymous memory (JIT) does not rebuild on every sample. */
-	if (n <= 1 && (!p->dwfl || !dwfl_addrmodule(p->dwfl, s->regs->regs[PR_IP]))) {
-		struct proc_gen *g = proc_table_newest(u->table, p->pid);
-
-		if (g)
-			proc_table_lookup(u->table, &g, s->regs->regs[PR_IP]);
-		g = proc_table_newest(u->table, p->pid);
-		if ((g ? g->nr_maps : 0) > p->nr_reported) {
+	if (n <= 1 && g && (!p->dwfl || !dwfl_addrmodule(p->dwfl, s->regs->regs[PR_IP]))) {
+		proc_table_lookup(u->table, &g, s->regs->regs[PR_IP]);
+		if (g != p->built || g->nr_maps > p->nr_reported) {
 			p->rebuilt = true;
-			forget_rules(u, p->pid);
-			if (p->dwfl)
-				dwfl_end(p->dwfl);
-			p->dwfl = NULL;
-			build_dwfl(u, p);
+			rebuild(u, p, g);
 			if (p->dwfl)
 				n = run_unwind(u, p, s, ips, max);
 		}
@@ -600,8 +625,10 @@ static bool is_root_name(const char *n)
 	return false;
 }
 
-static bool addr_is_root(struct unwind_dwarf *u, uint32_t pid, uint64_t addr)
+static bool addr_is_root(struct unwind_dwarf *u, const struct sp_sample *s, uint64_t addr)
 {
+	const struct proc_gen *g = sample_gen(u, s);
+	uint32_t pid = s->tgid;
 	size_t h = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 54 ^ pid) % ROOT_CACHE;
 	struct sym_result r;
 	bool root = false;
@@ -609,7 +636,10 @@ static bool addr_is_root(struct unwind_dwarf *u, uint32_t pid, uint64_t addr)
 	if (u->root_cache[h].root >= 0 && u->root_cache[h].pid == pid &&
 	    u->root_cache[h].addr == addr)
 		return u->root_cache[h].root;
-	symbolizer_resolve(u->sym, pid, addr, false, &r);
+	if (g)
+		symbolizer_resolve_gen(u->sym, pid, g->gen, addr, false, &r);
+	else
+		symbolizer_resolve(u->sym, pid, addr, false, &r);
 	for (unsigned int i = 0; i < r.nr_frames && !root; i++)
 		root = is_root_name(r.frames[i].name) || is_root_name(r.frames[i].system_name);
 	u->root_cache[h].pid = pid;
@@ -663,8 +693,8 @@ size_t unwind_dwarf_sample(struct unwind_dwarf *u, const struct sp_sample *s, ui
 	u->stats.user_frames += n;
 	/* The outermost frame, or the one before it (a thread's frame above
 	 * clone can be the 0 terminator some libcs leave). */
-	if (n && (addr_is_root(u, s->tgid, n > 1 ? ips[n - 1] - 1 : ips[0]) ||
-		  (n > 2 && addr_is_root(u, s->tgid, ips[n - 2] - 1))))
+	if (n && (addr_is_root(u, s, n > 1 ? ips[n - 1] - 1 : ips[0]) ||
+		  (n > 2 && addr_is_root(u, s, ips[n - 2] - 1))))
 		u->stats.reached_root++;
 	return n;
 }

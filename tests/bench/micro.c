@@ -317,7 +317,7 @@ static int bench_aggregate(uint64_t nsamples, size_t nstacks)
 			fill_ring(data, area, rec, stacks, nstacks);
 		ctl.data_head = rc.tail + (want >= per_lap ? area : want * rec);
 		a = now_s();
-		if (ring_cpu_drain(&rc, agg_cb, &run, &st))
+		if (ring_cpu_drain(&rc, &(struct ring_sink){ .sample = agg_cb, .arg = &run }, &st))
 			die("aggregate");
 		drain_s += now_s() - a;
 	}

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -177,6 +178,36 @@ static inline void fx_stop(struct fx_proc *p)
 		if (fx_live[i] == p->pid)
 			fx_live[i] = 0;
 	p->pid = 0;
+}
+
+/* The address nm gives sym in bin (link-time). */
+static inline uint64_t fx_nm_addr(const char *bin, const char *sym)
+{
+	char cmd[PATH_MAX + 64], line[512], name[256];
+	unsigned long long a = 0, v;
+	char t;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", bin);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &v, &t, name) == 3 && !strcmp(name, sym))
+			a = v;
+	pclose(f);
+	return a;
+}
+
+/* path made to hold text; false when it cannot be written. */
+static inline bool fx_write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return false;
+	fputs(text, f);
+	return !fclose(f);
 }
 
 #endif

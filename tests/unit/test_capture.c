@@ -204,12 +204,88 @@ static void targets_alive(void **state)
 	assert_true(capture_targets_alive(&t));
 }
 
+/*
+ * A module that reports address spaces gets asked for them in every
+ * session, on-CPU and off-CPU; an older one is not (it would refuse the
+ * flag) and works as before.
+ */
+static void sideband_where_the_module_has_it(void **state)
+{
+	(void)state;
+	module(ALL_CAPS | SKYPROF_CAP_SIDEBAND);
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_true(c.sopts.flags & SKYPROF_F_SIDEBAND);
+	o.offcpu = true;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_true(c.sopts.flags & SKYPROF_F_SIDEBAND);
+	module(ALL_CAPS);
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_false(c.sopts.flags & SKYPROF_F_SIDEBAND);
+	/* no caps reported at all: no benefit of the doubt for a new flag */
+	module(0);
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_false(c.sopts.flags & SKYPROF_F_SIDEBAND);
+}
+
+/*
+ * record -- CMD: the command's forks followed by the module where it can;
+ * else its cgroup where the module filters by cgroup; else the command's
+ * own process. --no-inherit (cmd_children false) keeps it to that.
+ */
+static void cmd_target(void **state)
+{
+	(void)state;
+	module(ALL_CAPS | SKYPROF_CAP_FOLLOW);
+	o.target = TARGET_NONE;
+	o.cmd_children = true;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(capture_cmd_target(&c, &o, 4321), 0);
+	assert_true(c.cmd_followed);
+	assert_true(c.sopts.flags & SKYPROF_F_FOLLOW_FORKS);
+	assert_int_equal(c.sopts.nr_tgids, 1);
+	assert_int_equal(c.sopts.tgids[0], 4321);
+	assert_false(capture_cmd_cgroup(&c, "/skyprof-record.1"));
+	assert_null(c.sopts.cgroup);
+
+	module(ALL_CAPS);
+	o.target = TARGET_NONE;
+	o.cmd_children = true;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(capture_cmd_target(&c, &o, 4321), 0);
+	assert_false(c.cmd_followed);
+	assert_false(c.sopts.flags & SKYPROF_F_FOLLOW_FORKS);
+	assert_true(capture_cmd_cgroup(&c, "/skyprof-record.1"));
+	assert_string_equal(c.sopts.cgroup, "/skyprof-record.1");
+	assert_int_equal(c.sopts.nr_tgids, 0);
+
+	module(ALL_CAPS & ~SKYPROF_CAP_CGROUP);
+	o.target = TARGET_NONE;
+	o.cmd_children = true;
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(capture_cmd_target(&c, &o, 4321), 0);
+	assert_false(capture_cmd_cgroup(&c, "/skyprof-record.1"));
+	assert_int_equal(c.sopts.nr_tgids, 1);
+
+	module(ALL_CAPS | SKYPROF_CAP_FOLLOW);
+	o.target = TARGET_NONE; /* --no-inherit, or an agent task */
+	assert_int_equal(capture_session_opts(&c, &o), 0);
+	assert_int_equal(capture_cmd_target(&c, &o, 4321), 0);
+	assert_false(c.cmd_followed);
+	assert_false(c.sopts.flags & SKYPROF_F_FOLLOW_FORKS);
+	assert_int_equal(capture_cmd_target(&c, &o, 0), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(defaults),	cmocka_unit_test(clocks),
-		cmocka_unit_test(capabilities), cmocka_unit_test(limits_and_flags),
-		cmocka_unit_test(dwarf_ring),	cmocka_unit_test(targets_alive),
+		cmocka_unit_test(sideband_where_the_module_has_it),
+		cmocka_unit_test(cmd_target),
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(clocks),
+		cmocka_unit_test(capabilities),
+		cmocka_unit_test(limits_and_flags),
+		cmocka_unit_test(dwarf_ring),
+		cmocka_unit_test(targets_alive),
 	};
 
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);

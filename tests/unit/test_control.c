@@ -23,8 +23,8 @@
  * header, or the whole request unless capped), then TLVs. Returns a malloc'ed
  * message of exactly its nlmsg_len, so ASan sees any overread.
  */
-static struct nlmsghdr *error_msg(int capped, size_t req_payload, const char *text,
-				  size_t text_len, uint32_t lie_len)
+static struct nlmsghdr *error_msg(int capped, size_t req_payload, const char *text, size_t text_len,
+				  uint32_t lie_len)
 {
 	size_t req = capped ? 0 : req_payload;
 	size_t tlv = text ? NLA_HDRLEN + NLA_ALIGN(text_len) : 0;
@@ -135,9 +135,12 @@ static void names(void **state)
 	assert_string_equal(control_clock_name(99), "?");
 	assert_string_equal(control_end_reason_name(SKYPROF_END_OWNER_CLOSED), "owner closed");
 	assert_string_equal(control_caps_string(0, buf, sizeof(buf)), "none");
-	assert_string_equal(control_caps_string(SKYPROF_CAP_PERF_SW | SKYPROF_CAP_CGROUP, buf,
-						sizeof(buf)),
-			    "perf-sw,cgroup");
+	assert_string_equal(
+		control_caps_string(SKYPROF_CAP_PERF_SW | SKYPROF_CAP_CGROUP, buf, sizeof(buf)),
+		"perf-sw,cgroup");
+	assert_string_equal(
+		control_caps_string(SKYPROF_CAP_SIDEBAND | SKYPROF_CAP_FOLLOW, buf, sizeof(buf)),
+		"sideband,follow");
 	/* Too small a buffer: whole names only, never a torn one. */
 	assert_string_equal(control_caps_string(SKYPROF_CAP_PERF_HW | SKYPROF_CAP_PERF_SW, buf, 12),
 			    "perf-hw");

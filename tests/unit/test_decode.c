@@ -41,7 +41,11 @@ static enum decode_result run(const uint8_t *src, size_t len, struct sp_sample *
 			      enum decode_skip_reason *why)
 {
 	uint8_t *b = exact(src, len);
-	enum decode_result r = decode_record(b, len, s, sz, why);
+	struct sp_record rec;
+	enum decode_result r = decode_record(b, len, &rec, sz, why);
+
+	if (r == DECODE_SAMPLE)
+		*s = rec.sample;
 
 	/* Pointers into b die with it: the tests below only compare fields. */
 	if (r == DECODE_SAMPLE) {
@@ -111,9 +115,15 @@ static void max_sample_accepted(void **state)
 
 	(void)state;
 	assert_non_null(buf);
-	n = rec_put_sample(buf, 0, 5, SKYPROF_MAX_DEPTH, SKYPROF_MAX_DEPTH, 1, SKYPROF_USTACK_MAX);
+	n = rec_put_sample_as(buf, 0, 5, 9, SKYPROF_MAX_DEPTH, SKYPROF_MAX_DEPTH, 1,
+			      SKYPROF_USTACK_MAX);
 	assert_int_equal(n, cap);
 	assert_int_equal(run(buf, n, &s, &sz, NULL), DECODE_SAMPLE);
+	assert_int_equal(s.as_id, 9);
+	n = rec_put_sample(buf, 0, 5, SKYPROF_MAX_DEPTH, SKYPROF_MAX_DEPTH, 1, SKYPROF_USTACK_MAX);
+	assert_int_equal(n, cap - sizeof(struct skyprof_sample_as));
+	assert_int_equal(run(buf, n, &s, &sz, NULL), DECODE_SAMPLE);
+	assert_int_equal(s.as_id, 0);
 	free(buf);
 }
 
@@ -189,7 +199,7 @@ static void oversized_rejected(void **state)
 static void misaligned_rejected(void **state)
 {
 	uint8_t *raw = malloc(512);
-	struct sp_sample s;
+	struct sp_record s;
 	size_t sz, n;
 
 	(void)state;
@@ -290,7 +300,7 @@ static void unknown_type_and_version(void **state)
 	size_t sz, n = rec_put_sample(buf, 0, 5, 1, 1, 0, 0);
 
 	(void)state;
-	rec_set_u16(buf, OFF_VERSION, SKYPROF_SAMPLE_VERSION + 1);
+	rec_set_u16(buf, OFF_VERSION, SKYPROF_SAMPLE_VERSION_AS + 1);
 	assert_int_equal(run(buf, n, &s, &sz, &why), DECODE_SKIP);
 	assert_int_equal(why, DECODE_SKIP_VERSION);
 	assert_int_equal(sz, n);
@@ -345,6 +355,7 @@ static void random_corruption_stays_in_bounds(void **state)
 					  (unsigned)(rand_r(&seed) % 100));
 		size_t len = n, sz;
 		int flips = 1 + rand_r(&seed) % 4;
+		struct sp_record rec;
 		struct sp_sample s;
 		uint8_t *b;
 		enum decode_result r;
@@ -355,7 +366,8 @@ static void random_corruption_stays_in_bounds(void **state)
 		if (rand_r(&seed) % 4 == 0)
 			len = (size_t)rand_r(&seed) % (n + 1);
 		b = exact(buf, len);
-		r = decode_record(b, len, &s, &sz, NULL);
+		r = decode_record(b, len, &rec, &sz, NULL);
+		s = rec.sample;
 		if (r == DECODE_SAMPLE || r == DECODE_PAD || r == DECODE_SKIP) {
 			assert_true(sz >= 8 && sz <= len && sz % 8 == 0);
 		} else {
@@ -384,6 +396,240 @@ static void random_corruption_stays_in_bounds(void **state)
 	}
 }
 
+/* A version-2 sample: its address space between the fixed part and the arrays. */
+static void sample_with_aspace(void **state)
+{
+	uint8_t buf[4096];
+	struct sp_sample s;
+	enum decode_skip_reason why;
+	size_t sz, n = rec_put_sample_as(buf, 1, 42, 0xabcdef, 3, 4, 1, 20);
+
+	(void)state;
+	assert_int_equal(n, rec_sample_size(3, 4, 1, 20) + 8);
+	assert_int_equal(run(buf, n, &s, &sz, &why), DECODE_SAMPLE);
+	assert_int_equal(sz, n);
+	assert_int_equal(s.as_id, 0xabcdef);
+	assert_int_equal(s.nr_kernel, 3);
+	assert_int_equal(s.nr_user, 4);
+	/* Called a version-1 sample, its arrays would end 8 bytes short. */
+	rec_set_u16(buf, OFF_VERSION, SKYPROF_SAMPLE_VERSION);
+	assert_int_equal(run(buf, n, &s, &sz, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_SLACK);
+	/* A version-1 sample called version 2 lacks those 8 bytes. */
+	n = rec_put_sample(buf, 1, 42, 3, 4, 0, 0);
+	rec_set_u16(buf, OFF_VERSION, SKYPROF_SAMPLE_VERSION_AS);
+	assert_int_equal(run(buf, n, &s, &sz, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_OVERLAP);
+	/* Too short even for the address space. */
+	rec_put_sample(buf, 1, 42, 0, 0, 0, 0);
+	rec_set_u16(buf, OFF_VERSION, SKYPROF_SAMPLE_VERSION_AS);
+	assert_int_equal(run(buf, sizeof(struct skyprof_sample), &s, &sz, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_SHORT);
+}
+
+#define M_OFF(f) offsetof(struct skyprof_mmap, f)
+
+/* One MMAP record decoded, exactly: a copy of exactly its length. */
+static enum decode_result run_sb(const uint8_t *src, size_t len, struct sp_record *out,
+				 enum decode_skip_reason *why)
+{
+	uint8_t *b = exact(src, len);
+	size_t sz;
+	enum decode_result r = decode_record(b, len, out, &sz, why);
+
+	if (r == DECODE_MMAP) {
+		/* the path is in bounds and terminated where it says */
+		assert_true((const uint8_t *)out->mmap.path + out->mmap.path_len <= b + len);
+		assert_int_equal(strlen(out->mmap.path) + 1, out->mmap.path_len);
+		out->mmap.path = NULL; /* dies with b */
+	}
+	if (r != DECODE_TRUNCATED && r != DECODE_BAD_SIZE && r != DECODE_MISALIGNED)
+		assert_int_equal(sz, len);
+	free(b);
+	return r;
+}
+
+static size_t good_mmap(uint8_t *buf)
+{
+	struct skyprof_mmap id = { .ino = 77,
+				   .size = 4096,
+				   .mtime_sec = 1700000000,
+				   .mtime_nsec = 5,
+				   .dev_major = 8,
+				   .dev_minor = 1,
+				   .build_id_size = 3,
+				   .build_id = { 1, 2, 3 } };
+
+	return rec_put_mmap(buf, 9, 42, 0x400000, 0x401000, 0x1000, "/usr/bin/prog",
+			    SKYPROF_MMAP_F_EXE | SKYPROF_MMAP_F_BUILD_ID, &id);
+}
+
+static void mmap_record(void **state)
+{
+	uint8_t buf[1024];
+	struct sp_record r;
+	enum decode_skip_reason why;
+	size_t n = good_mmap(buf);
+
+	(void)state;
+	assert_int_equal(n, rec_mmap_size(14));
+	assert_int_equal(run_sb(buf, n, &r, &why), DECODE_MMAP);
+	assert_int_equal(why, DECODE_SKIP_NONE);
+	assert_int_equal(r.mmap.as_id, 9);
+	assert_int_equal(r.mmap.tgid, 42);
+	assert_int_equal(r.mmap.start, 0x400000);
+	assert_int_equal(r.mmap.end, 0x401000);
+	assert_int_equal(r.mmap.pgoff, 0x1000);
+	assert_int_equal(r.mmap.ino, 77);
+	assert_int_equal(r.mmap.size, 4096);
+	assert_int_equal(r.mmap.mtime_sec, 1700000000);
+	assert_int_equal(r.mmap.mtime_nsec, 5);
+	assert_int_equal(r.mmap.dev_major, 8);
+	assert_int_equal(r.mmap.dev_minor, 1);
+	assert_int_equal(r.mmap.build_id_size, 3);
+	assert_int_equal(r.mmap.build_id[2], 3);
+	assert_int_equal(r.mmap.path_len, 14);
+	assert_true(r.mmap.flags & SKYPROF_MMAP_F_EXE);
+	/* A cut path: flagged, one NUL byte. */
+	n = rec_put_mmap(buf, 9, 42, 0x400000, 0x401000, 0, "", SKYPROF_MMAP_F_PATH_CUT, NULL);
+	assert_int_equal(run_sb(buf, n, &r, &why), DECODE_MMAP);
+	assert_int_equal(r.mmap.path_len, 1);
+	/* A path that fills the record to the byte: no padding. */
+	n = rec_put_mmap(buf, 9, 42, 0x400000, 0x401000, 0, "/abcdef", 0, NULL);
+	assert_int_equal(n, sizeof(struct skyprof_mmap) + 8);
+	assert_int_equal(run_sb(buf, n, &r, &why), DECODE_MMAP);
+}
+
+/* Every way an MMAP record can be wrong has a reason of its own. */
+static void mmap_rejected(void **state)
+{
+	uint8_t buf[1024];
+	struct sp_record r;
+	enum decode_skip_reason why;
+	size_t n;
+	struct {
+		size_t off, width;
+		uint64_t value;
+		enum decode_skip_reason why;
+	} cases[] = {
+		{ M_OFF(reserved), 1, 1, DECODE_SKIP_RESERVED },
+		{ M_OFF(reserved2), 4, 1, DECODE_SKIP_RESERVED },
+		{ M_OFF(as_id), 8, 0, DECODE_SKIP_AS_ID },
+		{ M_OFF(end), 8, 0x400000, DECODE_SKIP_RANGE },
+		{ M_OFF(end), 8, 0x3ff000, DECODE_SKIP_RANGE },
+		{ M_OFF(build_id_size), 1, SKYPROF_BUILD_ID_MAX + 1, DECODE_SKIP_BUILD_ID },
+		{ M_OFF(build_id_size), 1, 0, DECODE_SKIP_BUILD_ID },	/* flag without bytes */
+		{ M_OFF(build_id) + 5, 1, 0xff, DECODE_SKIP_BUILD_ID }, /* bytes past its size */
+		{ M_OFF(path_len), 2, 0, DECODE_SKIP_PATH },
+		{ M_OFF(path_len), 2, 13, DECODE_SKIP_PATH }, /* its last byte no NUL */
+		{ M_OFF(path_len), 2, 15, DECODE_SKIP_PATH }, /* its NUL now inside */
+		{ M_OFF(path_len), 2, 17, DECODE_SKIP_OVERLAP },
+		{ M_OFF(path_len), 2, 0xffff, DECODE_SKIP_OVERLAP },
+		{ sizeof(struct skyprof_mmap) + 4, 1, 0, DECODE_SKIP_PATH }, /* a NUL inside */
+		{ sizeof(struct skyprof_mmap) + 15, 1, 'x', DECODE_SKIP_RESERVED },
+		{ M_OFF(flags), 4, SKYPROF_MMAP_F_PATH_CUT | SKYPROF_MMAP_F_BUILD_ID,
+		  DECODE_SKIP_PATH },
+		{ M_OFF(hdr.version), 2, SKYPROF_MMAP_VERSION + 1, DECODE_SKIP_VERSION },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = good_mmap(buf);
+		memcpy(buf + cases[i].off, &cases[i].value, cases[i].width);
+		assert_int_equal(run_sb(buf, n, &r, &why), DECODE_SKIP);
+		if (why != cases[i].why)
+			fail_msg("case %zu: %s, not %s", i, decode_skip_name(why),
+				 decode_skip_name(cases[i].why));
+	}
+	/* Shorter than the fixed part, longer than the path needs. */
+	n = good_mmap(buf);
+	rec_set_u32(buf, M_OFF(hdr.size), sizeof(struct skyprof_mmap) - 8);
+	assert_int_equal(run_sb(buf, sizeof(struct skyprof_mmap) - 8, &r, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_SHORT);
+	n = good_mmap(buf);
+	memset(buf + n, 0, 8);
+	rec_set_u32(buf, M_OFF(hdr.size), (uint32_t)n + 8);
+	assert_int_equal(run_sb(buf, n + 8, &r, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_SLACK);
+}
+
+#define A_OFF(f) offsetof(struct skyprof_aspace, f)
+
+static void aspace_record(void **state)
+{
+	uint8_t buf[256];
+	struct sp_record r;
+	enum decode_skip_reason why;
+	size_t n = rec_put_aspace(buf, 9, 42, 3, 0, SKYPROF_ASPACE_F_EXITED);
+
+	(void)state;
+	assert_int_equal(n, sizeof(struct skyprof_aspace));
+	assert_int_equal(run_sb(buf, n, &r, &why), DECODE_ASPACE);
+	assert_int_equal(r.aspace.as_id, 9);
+	assert_int_equal(r.aspace.tgid, 42);
+	assert_int_equal(r.aspace.nr_maps, 3);
+	assert_int_equal(r.aspace.first_ns, 1042);
+	assert_int_equal(r.aspace.flags, SKYPROF_ASPACE_F_FIRST | SKYPROF_ASPACE_F_EXITED);
+	assert_string_equal(r.aspace.comm, "workload");
+	/* comm without a NUL: cut at 16, terminated */
+	memset(buf + A_OFF(comm), 'c', 16);
+	assert_int_equal(run_sb(buf, n, &r, &why), DECODE_ASPACE);
+	assert_int_equal(strlen(r.aspace.comm), 16);
+
+	rec_set_u64(buf, A_OFF(as_id), 0);
+	assert_int_equal(run_sb(buf, n, &r, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_AS_ID);
+	n = rec_put_aspace(buf, 9, 42, SKYPROF_SIDEBAND_MAPS_MAX + 1, 0, 0);
+	assert_int_equal(run_sb(buf, n, &r, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_COUNTS);
+	n = rec_put_aspace(buf, 9, 42, 1, 0, 0);
+	rec_set_u16(buf, A_OFF(hdr.version), SKYPROF_ASPACE_VERSION + 1);
+	assert_int_equal(run_sb(buf, n, &r, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_VERSION);
+	n = rec_put_aspace(buf, 9, 42, 1, 0, 0);
+	memset(buf + n, 0, 8);
+	rec_set_u32(buf, A_OFF(hdr.size), (uint32_t)n + 8);
+	assert_int_equal(run_sb(buf, n + 8, &r, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_SLACK);
+	rec_set_u32(buf, A_OFF(hdr.size), (uint32_t)n - 8);
+	assert_int_equal(run_sb(buf, n - 8, &r, &why), DECODE_SKIP);
+	assert_int_equal(why, DECODE_SKIP_SHORT);
+}
+
+/* Random corruption of side-band records: bounds and claims hold. */
+static void sideband_corruption_stays_in_bounds(void **state)
+{
+	uint8_t buf[1024];
+	unsigned seed = 777;
+
+	(void)state;
+	for (int iter = 0; iter < 20000; iter++) {
+		size_t n = iter & 1 ? good_mmap(buf) : rec_put_aspace(buf, 9, 42, 2, 0, 0);
+		size_t len = n, sz;
+		struct sp_record rec;
+		uint8_t *b;
+		enum decode_result r;
+
+		for (int i = 0, flips = 1 + rand_r(&seed) % 3; i < flips; i++)
+			buf[(size_t)rand_r(&seed) % n] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
+		if (rand_r(&seed) % 4 == 0)
+			len = (size_t)rand_r(&seed) % (n + 1);
+		b = exact(buf, len);
+		r = decode_record(b, len, &rec, &sz, NULL);
+		if (r == DECODE_MMAP) {
+			assert_true(sz <= len);
+			assert_true((const uint8_t *)rec.mmap.path + rec.mmap.path_len <= b + len);
+			assert_int_equal(strlen(rec.mmap.path) + 1, rec.mmap.path_len);
+			assert_true(rec.mmap.build_id_size <= SKYPROF_BUILD_ID_MAX);
+			assert_true(rec.mmap.end > rec.mmap.start && rec.mmap.as_id);
+		} else if (r == DECODE_ASPACE) {
+			assert_true(strlen(rec.aspace.comm) <= 16);
+			assert_true(rec.aspace.nr_maps <= SKYPROF_SIDEBAND_MAPS_MAX);
+		}
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +645,11 @@ int main(void)
 		cmocka_unit_test(unknown_type_and_version),
 		cmocka_unit_test(pad_record),
 		cmocka_unit_test(random_corruption_stays_in_bounds),
+		cmocka_unit_test(sample_with_aspace),
+		cmocka_unit_test(mmap_record),
+		cmocka_unit_test(mmap_rejected),
+		cmocka_unit_test(aspace_record),
+		cmocka_unit_test(sideband_corruption_stays_in_bounds),
 	};
 
 	return cmocka_run_group_tests_name("decode", tests, NULL, NULL);

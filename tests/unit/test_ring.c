@@ -50,6 +50,13 @@ static int collect(void *arg, const struct sp_sample *s)
 	return seen->stop_after && (int)seen->n >= seen->stop_after;
 }
 
+static int drain(struct sim *sim, struct seen *seen)
+{
+	struct ring_sink k = { .sample = collect, .arg = seen };
+
+	return ring_cpu_drain(&sim->rc, &k, &sim->st);
+}
+
 static int setup(void **state)
 {
 	struct sim *sim = calloc(1, sizeof(*sim));
@@ -109,7 +116,7 @@ static void empty_ring(void **state)
 	struct sim *sim = *state;
 	struct seen seen = { 0 };
 
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, 0);
 	assert_int_equal(sim->ctl.data_tail, 0);
 }
@@ -122,7 +129,7 @@ static void drains_in_order(void **state)
 	for (uint32_t i = 0; i < 10; i++)
 		assert_int_equal(produce(sim, 100 + i, i % 4, i % 7), 0);
 	publish(sim);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, 10);
 	for (uint32_t i = 0; i < 10; i++)
 		assert_int_equal(seen.tgids[i], 100 + i);
@@ -140,10 +147,10 @@ static void stops_at_head(void **state)
 	produce(sim, 1, 2, 2);
 	publish(sim);
 	produce(sim, 2, 2, 2);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, 1);
 	publish(sim);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, 2);
 	assert_int_equal(seen.tgids[1], 2);
 }
@@ -161,7 +168,7 @@ static void wraps_with_pads(void **state)
 			    0)
 				produced++;
 		publish(sim);
-		assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+		assert_int_equal(drain(sim, &seen), 0);
 	}
 	assert_true(sim->head > 20 * AREA);
 	assert_int_equal(seen.n, produced);
@@ -184,7 +191,7 @@ static void full_ring(void **state)
 		produced++;
 	publish(sim);
 	assert_true(sim->head - sim->ctl.data_tail <= AREA);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, produced);
 	assert_int_equal(produce(sim, 999, 10, 10), 0);
 }
@@ -197,12 +204,12 @@ static void callback_stops_drain(void **state)
 	for (uint32_t i = 0; i < 5; i++)
 		produce(sim, i, 1, 1);
 	publish(sim);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 1);
+	assert_int_equal(drain(sim, &seen), 1);
 	assert_int_equal(seen.n, 2);
 	/* The tail covers exactly the two consumed records. */
 	assert_int_equal(sim->ctl.data_tail, 2 * rec_sample_size(1, 1, 0, 0));
 	seen.stop_after = 0;
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, 5);
 }
 
@@ -214,24 +221,24 @@ static void hostile_head(void **state)
 
 	produce(sim, 1, 1, 1);
 	publish(sim);
-	ring_cpu_drain(&sim->rc, collect, &seen, &sim->st);
+	drain(sim, &seen);
 	assert_int_equal(seen.n, 1);
 
 	/* More than one area ahead: unread data would have been overwritten. */
 	__atomic_store_n(&sim->ctl.data_head, sim->rc.tail + AREA + 8, __ATOMIC_RELEASE);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(sim->st.head_errors, 1);
 	assert_int_equal(seen.n, 1);
 	assert_int_equal(sim->ctl.data_tail, sim->rc.tail);
 
 	/* Behind the tail (a reset producer): as unsigned, hugely ahead. */
 	__atomic_store_n(&sim->ctl.data_head, sim->rc.tail - 64, __ATOMIC_RELEASE);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(sim->st.head_errors, 2);
 
 	/* Misaligned. */
 	__atomic_store_n(&sim->ctl.data_head, sim->rc.tail + 12, __ATOMIC_RELEASE);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(sim->st.head_errors, 3);
 	assert_int_equal(seen.n, 1);
 
@@ -240,7 +247,7 @@ static void hostile_head(void **state)
 	sim->rc.tail = 0;
 	memset(sim->data, 0xff, AREA);
 	__atomic_store_n(&sim->ctl.data_head, AREA, __ATOMIC_RELEASE);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(sim->st.framing_errors, 1);
 	assert_int_equal(sim->ctl.data_tail, AREA);
 }
@@ -255,7 +262,7 @@ static void hostile_tail_in_page(void **state)
 	produce(sim, 2, 1, 1);
 	publish(sim);
 	sim->ctl.data_tail = 0xdeadbeefcafe; /* someone scribbled on the page */
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, 2);
 	assert_int_equal(sim->ctl.data_tail, sim->head);
 }
@@ -271,7 +278,7 @@ static void record_overruns_head(void **state)
 	produce(sim, 2, 2, 2);
 	rec_set_u32(sim->data + n, offsetof(struct skyprof_sample, hdr.size), (uint32_t)(2 * n));
 	publish(sim);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, 1);
 	assert_int_equal(sim->st.framing_errors, 1);
 	assert_int_equal(sim->st.bytes_dropped, n);
@@ -292,7 +299,7 @@ static void record_crosses_end(void **state)
 	memcpy(sim->data + AREA - 64, tmp, 64);
 	memcpy(sim->data, tmp + 64, n - 64);
 	__atomic_store_n(&sim->ctl.data_head, AREA - 64 + n, __ATOMIC_RELEASE);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, 0);
 	assert_int_equal(sim->st.framing_errors, 1);
 	assert_int_equal(sim->ctl.data_tail, AREA - 64 + n);
@@ -307,7 +314,7 @@ static void pad_rules(void **state)
 	rec_put_pad(sim->data, 64); /* pad at 0 means: skip to end of area */
 	__atomic_store_n(&sim->ctl.data_head, 64, __ATOMIC_RELEASE);
 	/* head inside the padded region: inconsistent, dropped. */
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(sim->st.framing_errors, 1);
 	assert_int_equal(sim->st.pads, 0);
 }
@@ -325,7 +332,7 @@ static void skip_counts(void **state)
 	rec_set_u16(sim->data + n, offsetof(struct skyprof_sample, hdr.version), 9);
 	rec_set_u32(sim->data + 2 * n, offsetof(struct skyprof_sample, cpu), 77);
 	publish(sim);
-	assert_int_equal(ring_cpu_drain(&sim->rc, collect, &seen, &sim->st), 0);
+	assert_int_equal(drain(sim, &seen), 0);
 	assert_int_equal(seen.n, 2);
 	assert_int_equal(sim->st.skipped[DECODE_SKIP_VERSION], 1);
 	assert_int_equal(sim->st.cpu_mismatch, 1);

@@ -1028,33 +1028,6 @@ static int teardown_all(void **state)
  */
 #define EXEC_PID 4242
 
-static uint64_t nm_addr(const char *bin, const char *sym)
-{
-	char cmd[PATH_MAX + 64], line[512], name[256];
-	unsigned long long a = 0, v;
-	char t;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", bin);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &v, &t, name) == 3 && !strcmp(name, sym))
-			a = v;
-	pclose(f);
-	assert_true(a != 0);
-	return a;
-}
-
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* The fake process now runs bin mapped at start, started at start_time. */
 static void fake_image(const char *dir, const char *bin, const char *comm, uint64_t start,
 		       unsigned long long start_time)
@@ -1064,12 +1037,12 @@ static void fake_image(const char *dir, const char *bin, const char *comm, uint6
 	snprintf(path, sizeof(path), "%s/%d/maps", dir, EXEC_PID);
 	snprintf(text, sizeof(text), "%llx-%llx r-xp 00000000 00:00 0 %s\n",
 		 (unsigned long long)start, (unsigned long long)start + 0x10000, bin);
-	write_text(path, text);
+	assert_true(fx_write_text(path, text));
 	snprintf(path, sizeof(path), "%s/%d/stat", dir, EXEC_PID);
 	snprintf(text, sizeof(text),
 		 "%d (%s) R 1 %d %d 0 -1 4194304 10 0 0 0 7 3 0 0 20 0 1 0 %llu 2535424 303\n",
 		 EXEC_PID, comm, EXEC_PID, EXEC_PID, start_time);
-	write_text(path, text);
+	assert_true(fx_write_text(path, text));
 	snprintf(path, sizeof(path), "%s/%d/exe", dir, EXEC_PID);
 	unlink(path);
 	assert_int_equal(symlink(bin, path), 0);
@@ -1132,8 +1105,8 @@ static void test_exec_generations(void **state)
 	assert_non_null(fx_build());
 	snprintf(bin_a, sizeof(bin_a), "%s/fx_main", fx_build());
 	snprintf(bin_b, sizeof(bin_b), "%s/fx_cpp", fx_build());
-	va = nm_addr(bin_a, "leaf_target");
-	vb = nm_addr(bin_b, "_Z5twiceIiET_S0_");
+	va = fx_nm_addr(bin_a, "leaf_target");
+	vb = fx_nm_addr(bin_b, "_Z5twiceIiET_S0_");
 	snprintf(dir, sizeof(dir), "%s/fakeproc", fx_build());
 	mkdir(dir, 0755);
 	snprintf(path, sizeof(path), "%s/%d", dir, EXEC_PID);
@@ -1245,16 +1218,17 @@ static void fake_jit_proc(const char *dir, uint32_t pid, const char *jit, const 
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/tmp/perf-%u.map", jroot, pid);
 	snprintf(line, sizeof(line), "7f0000000100 40 %s\n", jit);
-	write_text(path, line);
+	assert_true(fx_write_text(path, line));
 	snprintf(path, sizeof(path), "%s/%u", dir, pid);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/%u/root", dir, pid);
 	unlink(path);
 	assert_int_equal(symlink(jroot, path), 0);
 	snprintf(path, sizeof(path), "%s/%u/stat", dir, pid);
-	write_text(path, "1 (jit) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 500 0 0\n");
+	assert_true(
+		fx_write_text(path, "1 (jit) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 500 0 0\n"));
 	snprintf(path, sizeof(path), "%s/%u/maps", dir, pid);
-	write_text(path, maps);
+	assert_true(fx_write_text(path, maps));
 }
 
 /* It is gone: nothing of it left under /proc. */
