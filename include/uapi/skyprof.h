@@ -414,7 +414,8 @@ struct skyprof_sample_as {
  * process context soon after, the module walks it and writes, in one go
  * into one CPU's ring, a SKYPROF_REC_MMAP per executable file mapping
  * (at most SKYPROF_SIDEBAND_MAPS_MAX), then one SKYPROF_REC_ASPACE that
- * closes the report. A later sample that finds the address space's
+ * closes the report: a report's nr_maps MMAP records are the ones right
+ * before its ASPACE in the same ring, with the same time_ns. A later sample that finds the address space's
  * mappings changed (map count or layout) makes it report again: the
  * mappings of every report add to those before, a range mapped anew
  * replacing what it overlaps. A report whose records did not all fit in
@@ -459,9 +460,12 @@ struct skyprof_mmap {
 	__u8 build_id[SKYPROF_BUILD_ID_MAX];
 	__u32 reserved2;	/* 0 */
 	/*
-	 * char path[path_len], NUL terminated, as the process sees it
-	 * (resolved against its root, not the reader's), then zeroes to the
-	 * next 8 bytes.
+	 * char path[path_len], NUL terminated, then zeroes to the next 8
+	 * bytes. Resolved against the root of the initial mount namespace:
+	 * a file outside it (a container's, after pivot_root or in a mount
+	 * namespace of its own) is named from the root of its own mount
+	 * namespace, as the process sees it; a chroot's file keeps its path
+	 * from the initial root.
 	 */
 };
 
