@@ -229,18 +229,26 @@ static inline u32 skyprof_sb_mmap_size(u32 len)
 	return ALIGN(sizeof(struct skyprof_mmap) + len, SKYPROF_REC_ALIGN);
 }
 
-/* One executable file mapping into the stage at *off; false: no room. */
+/*
+ * One executable mapping (of a file, or the vDSO: f NULL) into the stage
+ * at *off; false: no room.
+ */
 static bool skyprof_sb_stage_vma(struct skyprof_sideband *sb, struct skyprof_sb_slot *slot,
 				 struct vm_area_struct *vma, const struct inode *exe,
 				 u64 now, u32 *off)
 {
 	struct file *f = vma->vm_file;
-	const struct inode *inode = skyprof_file_user_inode(f);
+	const struct inode *inode = f ? skyprof_file_user_inode(f) : NULL;
 	struct skyprof_mmap *rec;
 	const char *path;
 	u32 len, flags = 0, size;
 
-	path = d_path(skyprof_file_user_path(f), sb->path, PATH_MAX);
+	if (!f) {
+		path = "[vdso]";
+		flags |= SKYPROF_MMAP_F_VDSO;
+	} else {
+		path = d_path(skyprof_file_user_path(f), sb->path, PATH_MAX);
+	}
 	if (IS_ERR(path)) {
 		path = "";
 		flags |= SKYPROF_MMAP_F_PATH_CUT;
@@ -264,16 +272,18 @@ static bool skyprof_sb_stage_vma(struct skyprof_sideband *sb, struct skyprof_sb_
 	rec->start = vma->vm_start;
 	rec->end = vma->vm_end;
 	rec->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	rec->ino = inode->i_ino;
-	rec->size = i_size_read(inode);
-	skyprof_inode_mtime(inode, &rec->mtime_sec, &rec->mtime_nsec);
-	rec->dev_major = MAJOR(inode->i_sb->s_dev);
-	rec->dev_minor = MINOR(inode->i_sb->s_dev);
-	rec->generation = inode->i_generation;
+	if (inode) {
+		rec->ino = inode->i_ino;
+		rec->size = i_size_read(inode);
+		skyprof_inode_mtime(inode, &rec->mtime_sec, &rec->mtime_nsec);
+		rec->dev_major = MAJOR(inode->i_sb->s_dev);
+		rec->dev_minor = MINOR(inode->i_sb->s_dev);
+		rec->generation = inode->i_generation;
+	}
 	rec->tgid = slot->tgid;
 	rec->prot = ((vma->vm_flags & VM_READ) ? PROT_READ : 0) |
 		    ((vma->vm_flags & VM_WRITE) ? PROT_WRITE : 0) | PROT_EXEC;
-	if (inode == exe)
+	if (inode && inode == exe)
 		flags |= SKYPROF_MMAP_F_EXE;
 	rec->flags = flags;
 	rec->path_len = len + 1;
@@ -310,7 +320,8 @@ static void skyprof_sb_walk(struct skyprof_sideband *sb, struct skyprof_sb_slot 
 	w->map_count = mm->map_count;
 	exe = skyprof_mm_exe_inode(mm);
 	for (vma = skyprof_vma_first(mm, &it); vma; vma = skyprof_vma_next(&it, vma)) {
-		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+		if (!(vma->vm_flags & VM_EXEC) ||
+		    (!vma->vm_file && !skyprof_vma_is_vdso(mm, vma)))
 			continue;
 		if (w->nr == SKYPROF_SIDEBAND_MAPS_MAX ||
 		    !skyprof_sb_stage_vma(sb, slot, vma, exe, now, &w->bytes)) {
@@ -319,7 +330,7 @@ static void skyprof_sb_walk(struct skyprof_sideband *sb, struct skyprof_sb_slot 
 		}
 		w->nr++;
 		w->sig = (w->sig ^ vma->vm_start ^ (vma->vm_end << 7) ^ (vma->vm_pgoff << 17) ^
-			  file_inode(vma->vm_file)->i_ino) * 0x100000001b3ULL;
+			  (vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0)) * 0x100000001b3ULL;
 	}
 	skyprof_mm_read_unlock(mm);
 	/* Only the owner's exit can leave the VMAs to us alone. */

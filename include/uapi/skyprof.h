@@ -413,9 +413,10 @@ struct skyprof_sample_as {
  * never reused, at its first sample; the samples carry it (as_id). In
  * process context soon after, the module walks it and writes, in one go
  * into one CPU's ring, a SKYPROF_REC_MMAP per executable file mapping
- * (at most SKYPROF_SIDEBAND_MAPS_MAX), then one SKYPROF_REC_ASPACE that
- * closes the report: a report's nr_maps MMAP records are the ones right
- * before its ASPACE in the same ring, with the same time_ns. A later sample that finds the address space's
+ * and one for the vDSO (at most SKYPROF_SIDEBAND_MAPS_MAX in all), then
+ * one SKYPROF_REC_ASPACE that closes the report: a report's nr_maps MMAP
+ * records are the ones right before its ASPACE in the same ring, with the
+ * same time_ns. A later sample that finds the address space's
  * mappings changed (map count or layout) makes it report again: the
  * mappings of every report add to those before, a range mapped anew
  * replacing what it overlaps. A report whose records did not all fit in
@@ -433,6 +434,8 @@ struct skyprof_sample_as {
 #define SKYPROF_MMAP_F_DELETED	(1U << 1)	/* unlinked ("(deleted)" cut from the path) */
 #define SKYPROF_MMAP_F_BUILD_ID	(1U << 2)	/* build_id holds build_id_size bytes */
 #define SKYPROF_MMAP_F_PATH_CUT	(1U << 3)	/* the path was too long: path is empty */
+/* No file: the kernel's vDSO, path "[vdso]", the identity fields 0. */
+#define SKYPROF_MMAP_F_VDSO	(1U << 4)
 
 #define SKYPROF_BUILD_ID_MAX	20
 

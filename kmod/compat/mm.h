@@ -138,6 +138,20 @@ static inline const struct inode *skyprof_file_user_inode(struct file *f)
 #endif
 }
 
+/*
+ * Is vma the vDSO's text? The one executable mapping without a file that
+ * every process has; on x86 its address is in the mm's context on every
+ * kernel of the matrix.
+ */
+static inline bool skyprof_vma_is_vdso(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+#ifdef CONFIG_X86
+	return vma->vm_start == (unsigned long)mm->context.vdso;
+#else
+	return false;
+#endif
+}
+
 /* i_mtime: struct timespec (3.10, 4.4), timespec64 (4.18+), accessors (6.7+). */
 static inline void skyprof_inode_mtime(const struct inode *inode, s64 *sec, u32 *nsec)
 {
