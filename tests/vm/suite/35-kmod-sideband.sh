@@ -63,10 +63,10 @@ fi
 rec=$!
 while [ ! -e ready3 ]; do sleep 0.05; done
 "$WL/short_spin" 60 reexec
-"$WL/dl_spin" "$WL/libdl_leaf.so" 80
+"$WL/dl_spin" "$WL/libdl_leaf.so" 150
 wait $rec || fail "exec/dlopen session"
 $SB reexec exec.txt /short_spin || fail "re-exec of the same file"
-$SB dlopen exec.txt dl_spin /libdl_leaf.so 20 || fail "dlopen'ed library not reported"
+$SB dlopen exec.txt dl_spin /libdl_leaf.so 5 || fail "dlopen'ed library not reported"
 
 # 5. Following a shell's descendants, a double-forked one included.
 if "$KTEST" info | grep -q 'caps=.*follow'; then
