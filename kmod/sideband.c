@@ -502,6 +502,19 @@ static unsigned long skyprof_sb_report(struct skyprof_session *s, struct skyprof
 	slot->report++;
 	slot->tries = 0;
 	slot->aflags = 0;
+	/*
+	 * Mapped meanwhile (a dlopen while we walked or waited for the
+	 * budget): samples in it found the slot busy and asked nothing. The
+	 * pin is still ours, so walk again before the process can be gone.
+	 * map_count is read without the lock (data_race): a stale value only
+	 * costs one walk more, or one less that the next sample asks for.
+	 */
+	if (slot->pinned && !(w.flags & SKYPROF_ASPACE_F_EXITED) &&
+	    /* unlocked read of map_count: see above */
+	    data_race(READ_ONCE(slot->mm->map_count)) != slot->map_count) {
+		atomic_set(&slot->state, SKYPROF_SB_PENDING);
+		return msecs_to_jiffies(SKYPROF_SB_REWALK_MS);
+	}
 	skyprof_sb_settle(sb, slot);
 	return 0;
 }
