@@ -243,9 +243,12 @@ static bool skyprof_sb_stage_vma(struct skyprof_sideband *sb, struct skyprof_sb_
 	const char *path;
 	u32 len, flags = 0, size;
 
-	if (!f) {
+	if (!f && skyprof_vma_is_vdso(vma->vm_mm, vma)) {
 		path = "[vdso]";
 		flags |= SKYPROF_MMAP_F_VDSO;
+	} else if (!f) {
+		path = "";
+		flags |= SKYPROF_MMAP_F_ANON;
 	} else {
 		path = d_path(skyprof_file_user_path(f), sb->path, PATH_MAX);
 	}
@@ -301,7 +304,48 @@ struct skyprof_sb_walk {
 	u64 sig;
 };
 
-/* Stages slot's executable file mappings. Process context: the lock sleeps. */
+/*
+ * An anonymous executable mapping right after the anonymous one staged last
+ * (at stage offset last) grows that record instead of adding one: a JIT
+ * flipping pages between writable and executable splits its code cache into
+ * many mappings that only name one thing, code without a file (and a split
+ * alone is then no change to report). Whether it did.
+ */
+static bool skyprof_sb_extend_anon(struct skyprof_sideband *sb, struct vm_area_struct *vma,
+				   u32 last, struct skyprof_sb_walk *w)
+{
+	struct skyprof_mmap *rec;
+
+	if (vma->vm_file || last == U32_MAX || skyprof_vma_is_vdso(vma->vm_mm, vma))
+		return false;
+	rec = (struct skyprof_mmap *)(sb->stage + last);
+	if (!(rec->flags & SKYPROF_MMAP_F_ANON) || rec->end != vma->vm_start)
+		return false;
+	rec->end = vma->vm_end;
+	if (vma->vm_flags & VM_WRITE)
+		rec->prot |= PROT_WRITE;
+	return true;
+}
+
+/* What the staged records say, hashed: a re-walk that finds it again has nothing to tell. */
+static u64 skyprof_sb_signature(const struct skyprof_sideband *sb, u32 bytes)
+{
+	const struct skyprof_mmap *rec;
+	u64 sig = 0;
+	u32 off;
+
+	for (off = 0; off < bytes; off += rec->hdr.size) {
+		rec = (const struct skyprof_mmap *)(sb->stage + off);
+		sig = (sig ^ rec->start ^ (rec->end << 7) ^ (rec->pgoff << 17) ^ rec->ino) *
+		      0x100000001b3ULL;
+	}
+	return sig;
+}
+
+/*
+ * Stages slot's executable mappings: files, the vDSO, anonymous memory.
+ * Process context: the lock sleeps.
+ */
 static void skyprof_sb_walk(struct skyprof_sideband *sb, struct skyprof_sb_slot *slot, u64 now,
 			    struct skyprof_sb_walk *w)
 {
@@ -309,6 +353,7 @@ static void skyprof_sb_walk(struct skyprof_sideband *sb, struct skyprof_sb_slot 
 	struct vm_area_struct *vma;
 	struct skyprof_vma_iter it;
 	const struct inode *exe;
+	u32 last = U32_MAX;		/* stage offset of the last record */
 
 	memset(w, 0, sizeof(*w));
 	if (!slot->pinned || skyprof_mm_dead(mm)) {
@@ -320,19 +365,20 @@ static void skyprof_sb_walk(struct skyprof_sideband *sb, struct skyprof_sb_slot 
 	w->map_count = mm->map_count;
 	exe = skyprof_mm_exe_inode(mm);
 	for (vma = skyprof_vma_first(mm, &it); vma; vma = skyprof_vma_next(&it, vma)) {
-		if (!(vma->vm_flags & VM_EXEC) ||
-		    (!vma->vm_file && !skyprof_vma_is_vdso(mm, vma)))
+		if (!(vma->vm_flags & VM_EXEC))
 			continue;
+		if (skyprof_sb_extend_anon(sb, vma, last, w))
+			continue;
+		last = w->bytes;
 		if (w->nr == SKYPROF_SIDEBAND_MAPS_MAX ||
 		    !skyprof_sb_stage_vma(sb, slot, vma, exe, now, &w->bytes)) {
 			w->flags |= SKYPROF_ASPACE_F_MAPS_CUT;
 			break;
 		}
 		w->nr++;
-		w->sig = (w->sig ^ vma->vm_start ^ (vma->vm_end << 7) ^ (vma->vm_pgoff << 17) ^
-			  (vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0)) * 0x100000001b3ULL;
 	}
 	skyprof_mm_read_unlock(mm);
+	w->sig = skyprof_sb_signature(sb, w->bytes);
 	/* Only the owner's exit can leave the VMAs to us alone. */
 	if (atomic_read(&mm->mm_users) == 1)
 		w->flags |= SKYPROF_ASPACE_F_EXITED;

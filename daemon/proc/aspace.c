@@ -139,12 +139,17 @@ static bool runs_reported_image(struct proc_table *t, struct proc_gen *g, struct
 int proc_aspace_report(struct proc_table *t, struct proc_gen *g, const struct sp_report *r)
 {
 	struct proc_ident now;
+	bool anon = false;
 
 	for (uint32_t i = 0; i < r->nr_maps; i++) {
 		const struct sp_mmap *mm = &r->maps[i];
 		struct proc_mapping *m;
 
-		if (mm->as_id != g->as_id || have_recorded(g, mm))
+		if (mm->as_id != g->as_id)
+			continue;
+		if (mm->flags & SKYPROF_MMAP_F_ANON)
+			anon = true;
+		if (have_recorded(g, mm))
 			continue;
 		m = proc_table_add_mapping(t, g, mm->start, mm->end, mm->pgoff, mm->ino, mm->path);
 		if (!m)
@@ -159,14 +164,14 @@ int proc_aspace_report(struct proc_table *t, struct proc_gen *g, const struct sp
 	}
 	g->nr_reports++;
 	proc_table_counts(t)->reports++;
-	/* JIT code is anonymous memory, which the module does not report: a
-	 * look at /proc while the process still runs this image finds it, so
-	 * that its perf map is looked for while it is there. */
-	if (g->nr_reports == 1 && !g->frozen && !(r->as.flags & SKYPROF_ASPACE_F_EXITED) &&
+	/* Anonymous executable memory is where JIT code lives: its perf map is
+	 * looked for now, while the process still runs this image (and not
+	 * another program under a reused pid). */
+	if (anon && !g->anon_exec && !g->frozen && !(r->as.flags & SKYPROF_ASPACE_F_EXITED) &&
 	    runs_reported_image(t, g, &now)) {
 		g->ident = now;
 		g->have_ident = true;
-		proc_table_read_maps(t, g, true);
+		g->anon_exec = true;
 	}
 	proc_table_captured(t, g, g->nr_reports == 1);
 	return 0;
@@ -257,7 +262,7 @@ void proc_aspace_fallback(struct proc_table *t, struct proc_gen *g, uint64_t sam
 	g->ident = now;
 	g->have_ident = true;
 	proc_table_read_exe(t, g);
-	if (proc_table_read_maps(t, g, false) < 0) {
+	if (proc_table_read_maps(t, g) < 0) {
 		n->fallback_gone++;
 		return;
 	}

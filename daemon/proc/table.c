@@ -303,10 +303,10 @@ static bool anon_path(const char *path)
  */
 static int read_maps(struct proc_table *t, struct proc_gen *g)
 {
-	return proc_table_read_maps(t, g, false);
+	return proc_table_read_maps(t, g);
 }
 
-int proc_table_read_maps(struct proc_table *t, struct proc_gen *g, bool anon_only)
+int proc_table_read_maps(struct proc_table *t, struct proc_gen *g)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0;
@@ -341,8 +341,6 @@ int proc_table_read_maps(struct proc_table *t, struct proc_gen *g, bool anon_onl
 		name[len] = '\0';
 		if (anon_path(name))
 			g->anon_exec = true;
-		if (anon_only)
-			continue;
 		/* A replaced file: the mapping is still the old inode. */
 		if (len > 10 && !strcmp(name + len - 10, " (deleted)"))
 			name[len - 10] = '\0';

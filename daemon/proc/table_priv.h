@@ -42,11 +42,10 @@ struct proc_mapping *proc_table_add_mapping(struct proc_table *t, struct proc_ge
 void proc_table_announce(struct proc_table *t, struct proc_gen *g, struct proc_mapping *m);
 
 /*
- * Reads g's /proc/PID/maps into it, executable mappings only; anon_only:
- * only to learn whether it has anonymous executable memory (sets
- * anon_exec), adding nothing. 0 or -errno (sets gone).
+ * Reads g's /proc/PID/maps into it, executable mappings only (sets
+ * anon_exec for anonymous ones). 0 or -errno (sets gone).
  */
-int proc_table_read_maps(struct proc_table *t, struct proc_gen *g, bool anon_only);
+int proc_table_read_maps(struct proc_table *t, struct proc_gen *g);
 
 /* g's executable from /proc/PID/exe ("" when unreadable). */
 void proc_table_read_exe(struct proc_table *t, struct proc_gen *g);

@@ -315,6 +315,19 @@ static const char *recorded_build_id(struct symbolizer *s, const struct proc_map
 	return intern(s, hex);
 }
 
+/* Anonymous memory (no file, or a named "[anon:...]" region): where JIT
+ * code lives, so only there is a perf map consulted. */
+static bool anon_path(const char *path)
+{
+	return !path[0] || !strncmp(path, "[anon", 5);
+}
+
+/* A recorded file whose path was too long is no anonymous memory: it has an inode. */
+static bool anon_mapping(const struct proc_mapping *m)
+{
+	return anon_path(m->path) && !(m->recorded && m->ident.ino);
+}
+
 /* The table captured m: its ELF file is opened now, while the process
  * lives. Without memory m stays unsymbolized (priv NULL). */
 static void on_mapping(void *arg, struct proc_gen *g, struct proc_mapping *m)
@@ -325,11 +338,15 @@ static void on_mapping(void *arg, struct proc_gen *g, struct proc_mapping *m)
 	(void)g;
 	if (!sm)
 		return;
+	m->priv = sm;
+	if (anon_mapping(m)) {
+		sm->build_id = ""; /* no file: JIT code, named by a perf map if at all */
+		return;
+	}
 	sm->elf = !strcmp(m->path, "[vdso]") ? vdso_elf(s, m->limit - m->start) : open_elf(s, m);
 	/* A file that could not be verified keeps the build-id the kernel
 	 * read: the profile still says which binary it was. */
 	sm->build_id = sm->elf ? intern(s, sym_elf_build_id(sm->elf)) : recorded_build_id(s, m);
-	m->priv = sm;
 }
 
 /*
@@ -387,13 +404,6 @@ static void resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_resul
 	out->has_functions = name != NULL;
 }
 
-/* Anonymous memory (no file, or a named "[anon:...]" region): where JIT
- * code lives, so only there is a perf map consulted. */
-static bool anon_path(const char *path)
-{
-	return !path[0] || !strncmp(path, "[anon", 5);
-}
-
 /* newest: pid's newest generation, whatever gen says */
 static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool newest,
 			 uint64_t addr, struct sym_result *out)
@@ -426,7 +436,7 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 	}
 	/* JIT code lives in anonymous memory; only there is the perf map
 	 * consulted, so it can never shadow a real binary. */
-	sg = !m || anon_path(m->path) ? gen_state(p) : NULL;
+	sg = !m || anon_mapping(m) ? gen_state(p) : NULL;
 	if (sg) {
 		/* Once per recheck (symbolizer_recheck_jit): the map may have
 		 * been written, or replaced, since the last look. */

@@ -436,6 +436,12 @@ struct skyprof_sample_as {
 #define SKYPROF_MMAP_F_PATH_CUT	(1U << 3)	/* the path was too long: path is empty */
 /* No file: the kernel's vDSO, path "[vdso]", the identity fields 0. */
 #define SKYPROF_MMAP_F_VDSO	(1U << 4)
+/*
+ * No file: anonymous executable memory (where a JIT keeps its code), path
+ * empty, the identity fields 0. Adjacent such mappings come as one record:
+ * a JIT that flips its pages between writable and executable splits them.
+ */
+#define SKYPROF_MMAP_F_ANON	(1U << 5)
 
 #define SKYPROF_BUILD_ID_MAX	20
 

@@ -18,6 +18,10 @@ reports (A).
   sideband.py dlopen DUMP COMM LIB_SUFFIX MIN_SAMPLES
       COMM's samples inside a library it dlopen'ed, named from a later
       report of its address space
+  sideband.py anon DUMP COMM START SIZE MIN_SAMPLES
+      COMM's samples whose leaf is in anonymous executable memory (JIT
+      code) at [START, START + SIZE), hex: one record (flags ANON, no
+      path) spanning all of it, though it is several mappings side by side
   sideband.py closed DUMP
       every address space a sample names was reported (an A record)
 
@@ -40,7 +44,8 @@ def records(path):
             if p[0] == "M":
                 maps.setdefault(int(p[1]), []).append({
                     "tgid": int(p[2]), "start": int(p[3], 16), "end": int(p[4], 16),
-                    "flags": int(p[10], 16), "path": p[11].rstrip("\n")})
+                    "flags": int(p[10], 16),
+                    "path": p[11].rstrip("\n") if len(p) > 11 else ""})
             elif p[0] == "A":
                 spaces.setdefault(int(p[1]), []).append({
                     "tgid": int(p[2]), "nr": int(p[3]), "report": int(p[4]),
@@ -74,7 +79,7 @@ def in_file(maps, as_id, ips, suffix):
     """Does a frame of ips lie in a mapping of a file ending in suffix?"""
     for pc in ips:
         m = mapping_of(maps, as_id, pc)
-        if m and m["path"].endswith(suffix):
+        if m and m["path"] and m["path"].endswith(suffix):
             return True
     return False
 
@@ -149,6 +154,21 @@ def main(argv):
         print(f"{comm}: {inlib} samples in *{suffix} (need >= {want}), "
               f"from a later report: {later}")
         return 0 if inlib >= want and later else 1
+    if cmd == "anon":
+        comm, start, size, want = argv[3], int(argv[4], 16), int(argv[5], 16), int(argv[6])
+        inside = whole = 0
+        for s, a in with_as(dump):
+            if s["comm"] != comm or not s["u"] or (s["flags"] & 1):
+                continue
+            if not start <= s["u"][0] < start + size:
+                continue
+            inside += 1
+            m = mapping_of(maps, a, s["u"][0])
+            whole += bool(m and m["flags"] & 0x20 and not m["path"] and
+                          m["start"] <= start and m["end"] >= start + size)
+        print(f"{comm}: {inside} samples in its code at {start:#x}+{size:#x} (need >= {want}), "
+              f"{whole} of them in one anonymous record covering it all")
+        return 0 if inside >= want and whole == inside else 1
     if cmd == "closed":
         ids = {a for _, a in with_as(dump) if a}
         unclosed = ids - set(spaces)

@@ -275,6 +275,56 @@ static void gone_from_proc(void **state)
 	assert_int_equal(st.fallbacks + st.fallback_gone + st.fallback_reused, 0);
 }
 
+static void count_jit(void *arg, uint32_t pid, const char *exe, bool has_map)
+{
+	unsigned int *n = arg;
+
+	assert_int_equal(pid, PID);
+	assert_string_equal(exe, fx("fx_main"));
+	assert_false(has_map);
+	(*n)++;
+}
+
+/*
+ * Anonymous executable memory the module reported (JIT code) in a process
+ * gone from /proc: a sample there is JIT code no perf map named, which the
+ * record's hint is about; no file is looked for, none counted unverifiable.
+ * A sample outside every mapping is no JIT's.
+ */
+static void recorded_anon_memory(void **state)
+{
+	struct fixture *f = *state;
+	const char *a = fx("fx_main");
+	uint64_t va = fx_nm_addr(a, "leaf_target");
+	const uint64_t jit = 0x40000000;
+	struct proc_aspace_stats st;
+	struct sp_mmap *m;
+	unsigned int n = 0;
+
+	add_map(f, 800, a, X - va, SKYPROF_MMAP_F_EXE);
+	m = &f->maps[f->nr_maps++];
+	memset(m, 0, sizeof(*m));
+	m->as_id = 800;
+	m->tgid = PID;
+	m->start = jit;
+	m->end = jit + 0x100000;
+	m->flags = SKYPROF_MMAP_F_ANON;
+	m->path = "";
+	m->path_len = 1;
+	report(f, 800, 2, 1000);
+	sample(f, 800, 0x90000000, 1100, 1);
+	assert_int_equal(symbolizer_jit_unnamed(f->sym, NULL, NULL), 0);
+	sample(f, 800, jit + 0x1000, 1100, 3);
+	sample(f, 800, X, 1100, 2);
+	assert_int_equal(self_of(f, "leaf_target"), 2);
+	assert_int_equal(self_of(f, "[unknown]"), 4);
+	assert_int_equal(symbolizer_jit_unnamed(f->sym, count_jit, &n), 1);
+	assert_int_equal(n, 1);
+	proc_aspace_get_stats(symbolizer_procs(f->sym), &st);
+	assert_int_equal(st.files[FILES_VERIFIED], 1);
+	assert_int_equal(st.files[FILES_NO_PATH] + st.files[FILES_GONE], 0);
+}
+
 /* The file at the path is no longer the one recorded: [unknown], counted;
  * another identity with the recorded build-id (an overlay's inode) is it. */
 static void replaced_file(void **state)
@@ -495,6 +545,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(exec_same_binary_twice, setup, teardown),
 		cmocka_unit_test_setup_teardown(dlopen_second_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(gone_from_proc, setup, teardown),
+		cmocka_unit_test_setup_teardown(recorded_anon_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(replaced_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(fallback_without_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(address_space_of_another_pid, setup, teardown),

@@ -7,13 +7,15 @@
 # Checked from the records the module wrote (tests/kmod/sideband.py), not
 # by the program: short programs one after another system-wide (dynamic
 # and static), a pid reused by another program, a re-exec of the same
-# file, a library dlopen'ed by a process that exits at once, a session
+# file, a library dlopen'ed by a process that exits at once, JIT code in
+# anonymous memory, a session
 # that follows a shell's descendants, an off-CPU session, and no mm left
 # pinned after a fork/exec storm and the session's end, its owner's
 # SIGKILL or rmmod.
 . "$SKYPROF_ROOT/tests/kmod/lib.sh"
 need "$WL/short_spin"
 need "$WL/dl_spin"
+need "$WL/jit_spin"
 SB="python3 $SKYPROF_ROOT/tests/kmod/sideband.py"
 "$KTEST" info | grep -q 'caps=.*sideband' || { "$KTEST" info; fail "no sideband cap"; finish; }
 
@@ -64,9 +66,13 @@ rec=$!
 while [ ! -e ready3 ]; do sleep 0.05; done
 "$WL/short_spin" 60 reexec
 "$WL/dl_spin" "$WL/libdl_leaf.so" 150
+"$WL/jit_spin" 150 >jit.out
 wait $rec || fail "exec/dlopen session"
 $SB reexec exec.txt /short_spin || fail "re-exec of the same file"
 $SB dlopen exec.txt dl_spin /libdl_leaf.so 5 || fail "dlopen'ed library not reported"
+# shellcheck disable=SC2046 # START SIZE, two words
+$SB anon exec.txt jit_spin $(awk '/^code/ { print $2, $3 }' jit.out) 5 ||
+	fail "anonymous executable memory (a JIT's code) not reported as one mapping"
 
 # 5. Following a shell's descendants, a double-forked one included.
 if "$KTEST" info | grep -q 'caps=.*follow'; then
