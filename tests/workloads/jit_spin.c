@@ -17,8 +17,8 @@
 
 #if defined(__x86_64__)
 /* count(n): mov rax, rdi; 1: sub rax, 1; jnz 1b; ret (n > 0) */
-static const unsigned char count_code[] = { 0x48, 0x89, 0xf8, 0x48, 0x83, 0xe8,
-					    0x01, 0x75, 0xfa, 0xc3 };
+static const unsigned char count_code[] = { 0x48, 0x89, 0xf8, 0x48, 0x83,
+					    0xe8, 0x01, 0x75, 0xfa, 0xc3 };
 
 static long elapsed_ms(const struct timespec *t0)
 {
