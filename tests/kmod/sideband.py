@@ -34,6 +34,12 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from analyze import samples  # noqa: E402
 
 
+def path_of(field):
+    """An M line's path: "-" is none (anonymous memory, a path cut)."""
+    path = field.rstrip("\n")
+    return "" if path == "-" else path
+
+
 def records(path):
     maps, spaces = {}, {}
     with open(path) as f:
@@ -44,8 +50,7 @@ def records(path):
             if p[0] == "M":
                 maps.setdefault(int(p[1]), []).append({
                     "tgid": int(p[2]), "start": int(p[3], 16), "end": int(p[4], 16),
-                    "flags": int(p[10], 16),
-                    "path": p[11].rstrip("\n") if len(p) > 11 else ""})
+                    "flags": int(p[10], 16), "path": path_of(p[11])})
             elif p[0] == "A":
                 spaces.setdefault(int(p[1]), []).append({
                     "tgid": int(p[2]), "nr": int(p[3]), "report": int(p[4]),
@@ -166,8 +171,11 @@ def main(argv):
             m = mapping_of(maps, a, s["u"][0])
             whole += bool(m and m["flags"] & 0x20 and not m["path"] and
                           m["start"] <= start and m["end"] >= start + size)
+        anon = sorted({(m["start"], m["end"], m["flags"]) for ms in maps.values() for m in ms
+                       if m["start"] < start + size and m["end"] > start})
         print(f"{comm}: {inside} samples in its code at {start:#x}+{size:#x} (need >= {want}), "
-              f"{whole} of them in one anonymous record covering it all")
+              f"{whole} of them in one anonymous record covering it all; records there: "
+              + (", ".join(f"{a:#x}-{b:#x} flags {f:#x}" for a, b, f in anon) or "none"))
         return 0 if inside >= want and whole == inside else 1
     if cmd == "closed":
         ids = {a for _, a in with_as(dump) if a}
