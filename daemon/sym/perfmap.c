@@ -7,10 +7,14 @@
  * that covers the address.
  *
  * A JIT may also write the whole file anew (`jcmd PID Compiler.perfmap`
- * truncates and rewrites it): the first bytes read are kept, and a file
- * whose size changed and whose head differs is read again from the start.
- * Its entries are then newer than everything read before, so they win where
- * they overlap and older ones stay where they do not.
+ * truncates and rewrites it, and skyprof asks a JVM for that again while
+ * its code grows): the first bytes read and the last ones before the offset
+ * read up to are kept, and a file whose size changed and whose head or
+ * those bytes differ is read again from the start. Its entries are then
+ * newer than everything read before, so they win where they overlap and
+ * older ones stay where they do not. An entry read again as it was (same
+ * range, same name: most of a rewritten map) is not added twice, only made
+ * the newest, so a JVM asked a hundred times holds its methods once.
  *
  * Lookup: entries sorted by start, with a running maximum of end. Bisect to
  * the last entry starting at or below addr, then walk back while the running
@@ -33,6 +37,7 @@ struct pm_entry {
 };
 
 #define HEAD_BYTES 64
+#define TAIL_BYTES 64
 
 struct sym_perfmap {
 	int fd;
@@ -40,6 +45,8 @@ struct sym_perfmap {
 	off_t size_seen; /* the file's size at the last refresh */
 	char head[HEAD_BYTES];
 	size_t head_len; /* of the file's first bytes, as read */
+	char tail[TAIL_BYTES];
+	size_t tail_len; /* of the bytes right before read_off */
 	char *partial;	 /* an unterminated last line, kept for later */
 	size_t partial_len;
 	struct pm_entry *e;
@@ -47,6 +54,9 @@ struct sym_perfmap {
 	size_t sorted; /* e[0..sorted) is sorted, maxend valid */
 	uint64_t *maxend;
 	uint64_t seq;
+	/* Index of the entries by (start, end): e[slot - 1], 0 free. */
+	uint32_t *index;
+	size_t index_cap; /* a power of two, more than twice nr */
 };
 
 struct sym_perfmap *sym_perfmap_open(int fd)
@@ -73,7 +83,64 @@ void sym_perfmap_free(struct sym_perfmap *m)
 	free(m->e);
 	free(m->maxend);
 	free(m->partial);
+	free(m->index);
 	free(m);
+}
+
+static size_t index_hash(uint64_t start, uint64_t end, size_t cap)
+{
+	uint64_t h = (start ^ (end << 17) ^ (end >> 47)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+static void index_put(struct sym_perfmap *m, size_t i)
+{
+	size_t k = index_hash(m->e[i].start, m->e[i].end, m->index_cap);
+
+	while (m->index[k])
+		k = (k + 1) & (m->index_cap - 1);
+	m->index[k] = (uint32_t)(i + 1);
+}
+
+/* The index rebuilt for e[0..nr) (after a sort moved them, or to grow). */
+static int index_rebuild(struct sym_perfmap *m, size_t want)
+{
+	size_t cap = m->index_cap ? m->index_cap : 512;
+	uint32_t *ix;
+
+	while (cap < 2 * want)
+		cap *= 2;
+	if (cap != m->index_cap || !m->index) {
+		ix = calloc(cap, sizeof(*ix));
+		if (!ix)
+			return -ENOMEM;
+		free(m->index);
+		m->index = ix;
+		m->index_cap = cap;
+	} else {
+		memset(m->index, 0, cap * sizeof(*m->index));
+	}
+	for (size_t i = 0; i < m->nr; i++)
+		index_put(m, i);
+	return 0;
+}
+
+/* The entry [start, end) named name (len bytes), or NULL. */
+static struct pm_entry *index_find(struct sym_perfmap *m, uint64_t start, uint64_t end,
+				   const char *name, size_t len)
+{
+	if (!m->index)
+		return NULL;
+	for (size_t k = index_hash(start, end, m->index_cap); m->index[k];
+	     k = (k + 1) & (m->index_cap - 1)) {
+		struct pm_entry *e = &m->e[m->index[k] - 1];
+
+		if (e->start == start && e->end == end && strnlen(e->name, len + 1) == len &&
+		    !memcmp(e->name, name, len))
+			return e;
+	}
+	return NULL;
 }
 
 static int hexval(char c)
@@ -107,10 +174,52 @@ static bool parse_hex(const char **p, const char *end, uint64_t *out)
 	return true;
 }
 
+static int add_entry(struct sym_perfmap *m, uint64_t start, uint64_t size, const char *s,
+		     size_t len)
+{
+	struct pm_entry *old = index_find(m, start, start + size, s, len);
+	char *name;
+
+	if (old) {
+		/* read again as it was: the newest now, without a copy */
+		old->seq = m->seq++;
+		m->sorted = 0;
+		return 0;
+	}
+	if (m->nr == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		struct pm_entry *e = realloc(m->e, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		m->e = e;
+		m->cap = cap;
+	}
+	if (m->nr >= UINT32_MAX - 1 ||
+	    ((m->nr + 1) * 2 > m->index_cap && index_rebuild(m, m->nr + 1)))
+		return -ENOMEM;
+	name = strndup(s, len);
+	if (!name)
+		return -ENOMEM;
+	m->e[m->nr].start = start;
+	m->e[m->nr].end = start + size;
+	m->e[m->nr].seq = m->seq++;
+	m->e[m->nr].name = name;
+	index_put(m, m->nr);
+	m->nr++;
+	return 0;
+}
+
+int sym_perfmap_add(struct sym_perfmap *m, uint64_t start, uint64_t end, const char *name)
+{
+	if (!m || end <= start || !name[0])
+		return 0;
+	return add_entry(m, start, end - start, name, strlen(name));
+}
+
 static int add_line(struct sym_perfmap *m, const char *s, const char *end)
 {
 	uint64_t start, size;
-	char *name;
 
 	if (end > s && end[-1] == '\r')
 		end--;
@@ -122,24 +231,7 @@ static int add_line(struct sym_perfmap *m, const char *s, const char *end)
 	s++;
 	if (s >= end || !size || start + size < start)
 		return 0; /* malformed lines are skipped, not fatal */
-	if (m->nr == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		struct pm_entry *e = realloc(m->e, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		m->e = e;
-		m->cap = cap;
-	}
-	name = strndup(s, (size_t)(end - s));
-	if (!name)
-		return -ENOMEM;
-	m->e[m->nr].start = start;
-	m->e[m->nr].end = start + size;
-	m->e[m->nr].seq = m->seq++;
-	m->e[m->nr].name = name;
-	m->nr++;
-	return 0;
+	return add_entry(m, start, size, s, (size_t)(end - s));
 }
 
 int sym_perfmap_feed(struct sym_perfmap *m, const char *buf, size_t len)
@@ -187,20 +279,46 @@ static void restart(struct sym_perfmap *m)
 	m->read_off = 0;
 	m->size_seen = 0;
 	m->head_len = 0;
+	m->tail_len = 0;
 	m->partial_len = 0;
 }
 
 static bool rewritten(struct sym_perfmap *m, const struct stat *st)
 {
-	char head[HEAD_BYTES];
+	char buf[HEAD_BYTES > TAIL_BYTES ? HEAD_BYTES : TAIL_BYTES];
 	ssize_t n;
 
 	if (st->st_size < m->read_off)
 		return true;
-	if (!m->head_len)
-		return false;
-	n = pread(m->fd, head, m->head_len, 0);
-	return n != (ssize_t)m->head_len || memcmp(head, m->head, m->head_len);
+	if (m->head_len) {
+		n = pread(m->fd, buf, m->head_len, 0);
+		if (n != (ssize_t)m->head_len || memcmp(buf, m->head, m->head_len))
+			return true;
+	}
+	if (m->tail_len) {
+		n = pread(m->fd, buf, m->tail_len, m->read_off - (off_t)m->tail_len);
+		if (n != (ssize_t)m->tail_len || memcmp(buf, m->tail, m->tail_len))
+			return true;
+	}
+	return false;
+}
+
+/* The last bytes of what was read, kept to tell a rewrite that regrew. */
+static void keep_tail(struct sym_perfmap *m, const char *buf, size_t n)
+{
+	if (n >= TAIL_BYTES) {
+		memcpy(m->tail, buf + n - TAIL_BYTES, TAIL_BYTES);
+		m->tail_len = TAIL_BYTES;
+		return;
+	}
+	if (m->tail_len + n > TAIL_BYTES) {
+		size_t drop = m->tail_len + n - TAIL_BYTES;
+
+		memmove(m->tail, m->tail + drop, m->tail_len - drop);
+		m->tail_len -= drop;
+	}
+	memcpy(m->tail + m->tail_len, buf, n);
+	m->tail_len += n;
 }
 
 static void refresh(struct sym_perfmap *m)
@@ -223,9 +341,21 @@ static void refresh(struct sym_perfmap *m)
 			m->head_len += k;
 		}
 		m->read_off += n;
+		keep_tail(m, buf, (size_t)n);
 		if (sym_perfmap_feed(m, buf, (size_t)n))
 			return;
 	}
+}
+
+size_t sym_perfmap_nr(const struct sym_perfmap *m)
+{
+	return m ? m->nr : 0;
+}
+
+void sym_perfmap_read(struct sym_perfmap *m)
+{
+	if (m)
+		refresh(m);
 }
 
 bool sym_perfmap_stat(const struct sym_perfmap *m, struct stat *st)
@@ -261,7 +391,8 @@ static int resort(struct sym_perfmap *m)
 	for (size_t i = 0; i < m->nr; i++)
 		me[i] = i && me[i - 1] > m->e[i].end ? me[i - 1] : m->e[i].end;
 	m->sorted = m->nr;
-	return 0;
+	/* the entries moved: so do their slots */
+	return m->index ? index_rebuild(m, m->nr) : 0;
 }
 
 const char *sym_perfmap_lookup(struct sym_perfmap *m, uint64_t addr)

@@ -11,6 +11,7 @@
 #define SKYPROF_SYM_PERFMAP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct sym_perfmap;
@@ -36,5 +37,16 @@ struct stat;
 bool sym_perfmap_stat(const struct sym_perfmap *m, struct stat *st);
 /* Parses a buffer as if it had been read from the file (fuzzing, tests). */
 int sym_perfmap_feed(struct sym_perfmap *m, const char *buf, size_t len);
+/*
+ * Adds [start, end) named name as the newest entry, as if read from the
+ * file (a JVM's Compiler.codelist answer: proc/jvm_reply.h). An empty range
+ * or name is passed over. 0 or -ENOMEM.
+ */
+int sym_perfmap_add(struct sym_perfmap *m, uint64_t start, uint64_t end, const char *name);
+/* Entries held (one per distinct range and name). */
+size_t sym_perfmap_nr(const struct sym_perfmap *m);
+/* Reads what the file has that was not read yet, now (not at the next
+ * lookup: before the JIT writes it anew). */
+void sym_perfmap_read(struct sym_perfmap *m);
 
 #endif

@@ -30,6 +30,7 @@
 #include "sym/demangle.h"
 #include "lib/path.h"
 #include "proc/files.h"
+#include "proc/jvm_reply.h"
 #include "proc/table.h"
 #include "lib/strtab.h"
 #include "sym/elf.h"
@@ -48,6 +49,7 @@ struct sym_gen {
 	struct sym_perfmap *perfmap;
 	uint32_t perfmap_epoch; /* symbolizer's jit_epoch when last looked for */
 	bool jit_unnamed;	/* an address in its anonymous memory had no name */
+	bool jit_named;		/* one had a name from the perf map */
 };
 
 struct symbolizer {
@@ -172,14 +174,16 @@ static struct sym_gen *gen_state(struct proc_gen *g)
 	return g->priv;
 }
 
-static int open_in(struct sym_gen *sg, int dirfd, const char *path, struct stat *now,
+static int open_in(struct sym_gen *sg, int dirfd, const char *path, bool again, struct stat *now,
 		   struct stat *cur);
 
 /*
  * Opens (or, when the JIT replaced the file, reopens) the process's perf
- * map through its root: /tmp/perf-NSPID.map as the process sees it.
+ * map through its root: /tmp/perf-NSPID.map as the process sees it. again:
+ * the JIT wrote the file anew; read it from its start even if it is the
+ * file already open.
  */
-static void open_perfmap(struct symbolizer *s, struct proc_gen *p)
+static void open_perfmap(struct symbolizer *s, struct proc_gen *p, bool again)
 {
 	struct sym_gen *sg = gen_state(p);
 	char path[64];
@@ -210,7 +214,7 @@ static void open_perfmap(struct symbolizer *s, struct proc_gen *p)
 			close(dirfd);
 		return;
 	}
-	fd = open_in(sg, dirfd, path, &now, &cur);
+	fd = open_in(sg, dirfd, path, again, &now, &cur);
 	if (dirfd != p->rootfd)
 		close(dirfd);
 	if (fd < 0)
@@ -222,11 +226,11 @@ static void open_perfmap(struct symbolizer *s, struct proc_gen *p)
 }
 
 /* The map at path under dirfd, opened unless it is the file already open
- * (then -1). */
-static int open_in(struct sym_gen *sg, int dirfd, const char *path, struct stat *now,
+ * (then -1) and not to be read again. */
+static int open_in(struct sym_gen *sg, int dirfd, const char *path, bool again, struct stat *now,
 		   struct stat *cur)
 {
-	if (sg->perfmap) {
+	if (sg->perfmap && !again) {
 		if (fstatat(dirfd, path, now, 0) || !sym_perfmap_stat(sg->perfmap, cur) ||
 		    (now->st_dev == cur->st_dev && now->st_ino == cur->st_ino))
 			return -1;
@@ -237,6 +241,48 @@ static int open_in(struct sym_gen *sg, int dirfd, const char *path, struct stat 
 void symbolizer_recheck_jit(struct symbolizer *s)
 {
 	s->jit_epoch++;
+}
+
+/* pid's newest generation and its JIT state, captured now if never met. */
+static struct sym_gen *jit_gen(struct symbolizer *s, uint32_t pid, struct proc_gen **g)
+{
+	*g = proc_table_want(s->procs, pid, 0, true);
+	return *g ? gen_state(*g) : NULL;
+}
+
+void symbolizer_jit_reread(struct symbolizer *s, uint32_t pid)
+{
+	struct proc_gen *g;
+	struct sym_gen *sg = jit_gen(s, pid, &g);
+
+	if (!sg)
+		return;
+	proc_table_hold_root(s->procs, g);
+	open_perfmap(s, g, true);
+	sym_perfmap_read(sg->perfmap);
+}
+
+int symbolizer_jit_add(struct symbolizer *s, uint32_t pid, const struct jvm_method *methods,
+		       size_t n)
+{
+	struct proc_gen *g;
+	struct sym_gen *sg = jit_gen(s, pid, &g);
+
+	if (!sg)
+		return -ENOMEM;
+	proc_table_hold_root(s->procs, g);
+	if (!sg->perfmap)
+		sg->perfmap = sym_perfmap_open(-1);
+	if (!sg->perfmap)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int e = sym_perfmap_add(sg->perfmap, methods[i].start, methods[i].end,
+					methods[i].name);
+
+		if (e)
+			return e;
+	}
+	return 0;
 }
 
 /*
@@ -362,7 +408,7 @@ static void on_mapping(void *arg, struct proc_gen *g, struct proc_mapping *m)
 static void on_captured(void *arg, struct proc_gen *g, bool first)
 {
 	if (g->anon_exec && (first || g->rootfd < 0))
-		open_perfmap(arg, g);
+		open_perfmap(arg, g, false);
 }
 
 int symbolizer_note_pid(struct symbolizer *s, uint32_t pid)
@@ -441,9 +487,10 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 		/* Once per recheck (symbolizer_recheck_jit): the map may have
 		 * been written, or replaced, since the last look. */
 		if (sg->perfmap_epoch != s->jit_epoch)
-			open_perfmap(s, p);
+			open_perfmap(s, p, false);
 		jit = sym_perfmap_lookup(sg->perfmap, addr);
 		if (jit) {
+			sg->jit_named = true;
 			char *dem = sym_demangle(jit);
 
 			one_frame(out, intern(s, dem ? dem : jit));
@@ -465,6 +512,17 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 		return;
 	}
 	one_frame(out, "[unknown]");
+}
+
+bool symbolizer_jit_unnamed_at(struct symbolizer *s, uint32_t pid, uint64_t addr)
+{
+	struct proc_gen *g = proc_table_newest(s->procs, pid);
+	struct proc_mapping *m = g ? proc_table_find(g, addr) : NULL;
+	struct sym_gen *sg = g ? g->priv : NULL;
+
+	if (!m || !anon_path(m->path))
+		return false;
+	return !sg || !sym_perfmap_lookup(sg->perfmap, addr);
 }
 
 void symbolizer_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, bool kernel,
@@ -505,6 +563,35 @@ static void jit_one(void *arg, struct proc_gen *g)
 	w->n++;
 	if (w->fn)
 		w->fn(w->arg, g->pid, g->exe, sg->perfmap != NULL);
+}
+
+struct jit_each {
+	void (*fn)(void *arg, const struct sym_jit_proc *p);
+	void *arg;
+};
+
+static void jit_each_one(void *arg, struct proc_gen *g)
+{
+	struct jit_each *w = arg;
+	struct sym_gen *sg = g->priv;
+	struct sym_jit_proc p;
+
+	if (!sg || (!sg->jit_named && !sg->jit_unnamed))
+		return;
+	p.pid = g->pid;
+	p.exe = g->exe;
+	p.has_map = sg->perfmap != NULL;
+	p.named = sg->jit_named;
+	p.unnamed = sg->jit_unnamed;
+	w->fn(w->arg, &p);
+}
+
+void symbolizer_jit_each(struct symbolizer *s, void (*fn)(void *arg, const struct sym_jit_proc *p),
+			 void *arg)
+{
+	struct jit_each w = { .fn = fn, .arg = arg };
+
+	proc_table_each(s->procs, jit_each_one, &w);
 }
 
 size_t symbolizer_jit_unnamed(struct symbolizer *s,

@@ -90,6 +90,21 @@ void symbolizer_resolve_gen(struct symbolizer *s, uint32_t pid, uint16_t gen, ui
 void symbolizer_recheck_jit(struct symbolizer *s);
 
 /*
+ * pid's JIT wrote its perf map anew (a JVM asked for it, proc/jvm_ask.h):
+ * read it now, from its start, while the process lives (its root is held
+ * from now on, so the map still counts once it has exited). Its entries are
+ * the newest; older ones stay where nothing newer covers them.
+ */
+void symbolizer_jit_reread(struct symbolizer *s, uint32_t pid);
+/*
+ * n compiled methods pid's JVM listed (Compiler.codelist, proc/jvm_reply.h),
+ * added to its JIT names as if read from its perf map. 0 or -ENOMEM.
+ */
+struct jvm_method;
+int symbolizer_jit_add(struct symbolizer *s, uint32_t pid, const struct jvm_method *methods,
+		       size_t n);
+
+/*
  * The processes (generations) where an address symbolized so far fell in
  * anonymous executable memory and no perf map named it: JIT frames left
  * unnamed. fn (may be NULL) is called for each with its executable and
@@ -98,6 +113,28 @@ void symbolizer_recheck_jit(struct symbolizer *s);
 size_t symbolizer_jit_unnamed(struct symbolizer *s,
 			      void (*fn)(void *arg, uint32_t pid, const char *exe, bool has_map),
 			      void *arg);
+
+/*
+ * Is addr, in pid's newest generation, in anonymous executable memory (JIT
+ * code) that its perf map does not name? For the capture's look at a new
+ * stack's leaf (profile/ingest.h): the captured maps and the map as read,
+ * no re-read of the maps, no ELF file. false when addr is in no captured
+ * mapping.
+ */
+bool symbolizer_jit_unnamed_at(struct symbolizer *s, uint32_t pid, uint64_t addr);
+
+/* A process (generation) whose anonymous executable memory (JIT code)
+ * addresses were symbolized: whether the perf map named them. */
+struct sym_jit_proc {
+	uint32_t pid;
+	const char *exe;
+	bool has_map; /* a perf map was found (or given, symbolizer_jit_add) */
+	bool named;   /* some address had a name from it */
+	bool unnamed; /* some had none */
+};
+/* fn for each such process. */
+void symbolizer_jit_each(struct symbolizer *s, void (*fn)(void *arg, const struct sym_jit_proc *p),
+			 void *arg);
 
 /* Distinct ELF files opened so far (the build-id cache's size). */
 size_t symbolizer_nr_files(const struct symbolizer *s);

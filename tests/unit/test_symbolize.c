@@ -24,6 +24,7 @@
 #include "profile/profile.h"
 #include "pipeline_fixture.h"
 #include "sym/kernel.h"
+#include "proc/jvm_reply.h"
 #include "sym/perfmap.h"
 #include "sym/symbolizer.h"
 #include "profile/view.h"
@@ -562,6 +563,120 @@ static void test_perf_map_parser(void **state)
 	assert_int_equal(sym_perfmap_feed(m, "_name\n", 6), 0);
 	assert_string_equal(sym_perfmap_lookup(m, 0x4000), "split_name");
 	sym_perfmap_free(m);
+}
+
+/*
+ * A map written anew the way a JVM asked for it again writes it (the same
+ * file truncated and rewritten, longer, its first lines the same, what was
+ * read up to the old end different): read again from its start, and the
+ * entries read again as they were kept once.
+ */
+static void test_perf_map_rewritten_same_head(void **state)
+{
+	char path[] = "/tmp/skyprof-pm-XXXXXX", buf[4096];
+	struct sym_perfmap *m;
+	size_t len = 0;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	for (int i = 0; i < 20; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%x 10 int Same.m%d()\n",
+					0x1000 + 0x10 * i, i);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	m = sym_perfmap_open(open(path, O_RDONLY));
+	assert_string_equal(sym_perfmap_lookup(m, 0x1000), "int Same.m0()");
+	assert_string_equal(sym_perfmap_lookup(m, 0x1130), "int Same.m19()");
+	assert_int_equal(sym_perfmap_nr(m), 20);
+	/* rewritten: same head, m19 moved, one method more */
+	assert_int_equal(ftruncate(fd, 0), 0);
+	len = 0;
+	for (int i = 0; i < 19; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%x 10 int Same.m%d()\n",
+					0x1000 + 0x10 * i, i);
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+				"1130 10 int Other.replaced()\n2000 10 int Same.m19()\n"
+				"3000 10 int Late.compiled()\n");
+	assert_int_equal(pwrite(fd, buf, len, 0), (ssize_t)len);
+	assert_string_equal(sym_perfmap_lookup(m, 0x1130), "int Other.replaced()");
+	assert_string_equal(sym_perfmap_lookup(m, 0x2000), "int Same.m19()");
+	assert_string_equal(sym_perfmap_lookup(m, 0x3000), "int Late.compiled()");
+	assert_string_equal(sym_perfmap_lookup(m, 0x1000), "int Same.m0()");
+	/* 20 read once, 3 new */
+	assert_int_equal(sym_perfmap_nr(m), 23);
+	/* added entries (Compiler.codelist's), the same once */
+	assert_int_equal(sym_perfmap_add(m, 0x4000, 0x4100, "long Hot.hotA(long)"), 0);
+	assert_int_equal(sym_perfmap_add(m, 0x4000, 0x4100, "long Hot.hotA(long)"), 0);
+	assert_int_equal(sym_perfmap_add(m, 0x5000, 0x5000, "empty"), 0);
+	assert_string_equal(sym_perfmap_lookup(m, 0x40ff), "long Hot.hotA(long)");
+	assert_null(sym_perfmap_lookup(m, 0x5000));
+	assert_int_equal(sym_perfmap_nr(m), 24);
+	close(fd);
+	unlink(path);
+	sym_perfmap_free(m);
+}
+
+static void count_jit(void *arg, const struct sym_jit_proc *p)
+{
+	int *n = arg;
+
+	n[0]++;
+	n[1] += p->named;
+	n[2] += p->unnamed;
+}
+
+/*
+ * A JVM asked for its perf map (proc/jvm_ask.h): the map read at once,
+ * again from its start when it is written anew, and a JDK 11's listed
+ * methods taken as its names; the process counted as one with named JIT
+ * frames.
+ */
+static void test_jit_answers(void **state)
+{
+	struct symbolizer *s = symbolizer_new(&quiet_opts);
+	struct jvm_method m[2];
+	struct fx_proc p;
+	struct sym_result r;
+	char path[64], buf[256];
+	uint32_t pid;
+	uint64_t jit;
+	int n[3] = { 0 };
+
+	(void)state;
+	start(&p, "fx_main", "jit", NULL);
+	jit = fx_addr(&p, "jit");
+	pid = (uint32_t)p.pid;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	unlink(path);
+	snprintf(buf, sizeof(buf), "%llx 40 void Asked.first()\n", (unsigned long long)jit);
+	append_file(path, buf);
+	symbolizer_jit_reread(s, pid);
+	/* rewritten (same size) before any lookup: the reread had read it */
+	assert_int_equal(truncate(path, 0), 0);
+	snprintf(buf, sizeof(buf), "%llx 40 void Asked.again()\n", (unsigned long long)jit + 0x40);
+	append_file(path, buf);
+	symbolizer_resolve(s, pid, jit + 4, false, &r);
+	assert_string_equal(r.frames[0].name, "void Asked.first()");
+	symbolizer_jit_reread(s, pid);
+	symbolizer_resolve(s, pid, jit + 0x44, false, &r);
+	assert_string_equal(r.frames[0].name, "void Asked.again()");
+	m[0] = (struct jvm_method){ jit + 0x80, jit + 0x90, "long Hot.hotA(long)" };
+	m[1] = (struct jvm_method){ jit + 0x90, jit + 0xa0, "long Hot.hotB(long)" };
+	assert_int_equal(symbolizer_jit_add(s, pid, m, 2), 0);
+	symbolizer_resolve(s, pid, jit + 0x94, false, &r);
+	assert_string_equal(r.frames[0].name, "long Hot.hotB(long)");
+	symbolizer_resolve(s, pid, jit + 0x200, false, &r);
+	assert_string_equal(r.frames[0].name, "[unknown]");
+	assert_true(symbolizer_jit_unnamed_at(s, pid, jit + 0x200));
+	assert_false(symbolizer_jit_unnamed_at(s, pid, jit + 0x94));
+	assert_false(symbolizer_jit_unnamed_at(s, pid, fx_addr(&p, "leaf_target")));
+	symbolizer_jit_each(s, count_jit, n);
+	assert_int_equal(n[0], 1);
+	assert_int_equal(n[1], 1);
+	assert_int_equal(n[2], 1);
+	unlink(path);
+	fx_stop(&p);
+	symbolizer_free(s);
 }
 
 static char *write_tmp(const char *text)
@@ -1304,6 +1419,8 @@ int main(void)
 		cmocka_unit_test(test_perf_map_after_exit),
 		cmocka_unit_test(test_view_names_jit_late),
 		cmocka_unit_test(test_perf_map_parser),
+		cmocka_unit_test(test_perf_map_rewritten_same_head),
+		cmocka_unit_test(test_jit_answers),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_restricted),
 		cmocka_unit_test(test_kallsyms_host),
