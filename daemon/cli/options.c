@@ -196,6 +196,7 @@ enum {
 	OPT_BUDGET,
 	OPT_PER_THREAD,
 	OPT_CALL_GRAPH,
+	OPT_NO_JVM_ATTACH,
 };
 
 /* The process a thread id belongs to, 0 when there is no such thread. */
@@ -287,6 +288,7 @@ static const struct option record_long[] = {
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "no-jvm-attach", no_argument, NULL, OPT_NO_JVM_ATTACH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -308,6 +310,7 @@ static const struct option top_long[] = {
 	{ "ring-pages", required_argument, NULL, OPT_RING_PAGES },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "no-jvm-attach", no_argument, NULL, OPT_NO_JVM_ATTACH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -492,6 +495,9 @@ static enum options_result one_option(enum options_cmd which, int c, struct reco
 		return OPTS_OK;
 	case OPT_PER_THREAD:
 		o->per_thread = true;
+		return OPTS_OK;
+	case OPT_NO_JVM_ATTACH:
+		o->no_jvm_attach = true;
 		return OPTS_OK;
 	case 'o':
 		if (o->nr_outputs == OPTS_MAX_OUTPUTS)

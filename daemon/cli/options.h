@@ -33,9 +33,10 @@ struct record_opts {
 	uint64_t duration_ns; /* 0: until Ctrl-C / the command or targets exit */
 	const char *outputs[OPTS_MAX_OUTPUTS];
 	size_t nr_outputs;
-	bool per_thread; /* --per-thread: folded/SVG split by thread */
-	char **cmd;	 /* NULL-terminated, or NULL */
-	bool no_inherit; /* -- CMD: its own process only, not its children */
+	bool per_thread;    /* --per-thread: folded/SVG split by thread */
+	char **cmd;	    /* NULL-terminated, or NULL */
+	bool no_inherit;    /* -- CMD: its own process only, not its children */
+	bool no_jvm_attach; /* --no-jvm-attach: JVMs are not asked for perf maps */
 	/* top only */
 	uint64_t delay_ns; /* refresh interval */
 	uint32_t lines;	   /* 0: fit the terminal */

@@ -26,6 +26,7 @@
 #include "lib/clock.h"
 #include "capture/cgroup.h"
 #include "cli/commands.h"
+#include "cli/jit_names.h"
 #include "cli/options.h"
 #include "output/output.h"
 #include "profile/ingest.h"
@@ -315,54 +316,6 @@ static const char *why_ended(const struct capture *c, const struct child *ch, bo
 	return "stopped";
 }
 
-/*
- * After the outputs: a process whose samples fell in anonymous executable
- * memory (JIT code) that no perf map named gets one line on how to have
- * its runtime write one, instead of a silent wall of [unknown].
- */
-#define JIT_HINTS_MAX 4
-
-struct jit_hints {
-	unsigned int shown, more;
-};
-
-static void jit_hint(void *arg, uint32_t pid, const char *exe, bool has_map)
-{
-	struct jit_hints *h = arg;
-	const char *base = strrchr(exe, '/'), *how;
-
-	if (has_map)
-		return; /* it writes one: the names it lacks are its own affair */
-	if (h->shown == JIT_HINTS_MAX) {
-		h->more++;
-		return;
-	}
-	h->shown++;
-	base = base ? base + 1 : exe;
-	if (!strcmp(base, "java"))
-		how = "start the JVM with -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit "
-		      "(JDK 17+; or run `jcmd PID Compiler.perfmap` before it ends; "
-		      "perf-map-agent on JDK 8)";
-	else if (!strcmp(base, "node") || !strcmp(base, "nodejs"))
-		how = "start node with --perf-basic-prof (and --interpreted-frames-native-stack)";
-	else if (!strncmp(base, "python", 6))
-		how = "start Python 3.12+ with -X perf";
-	else
-		how = "its runtime writes no /tmp/perf-PID.map";
-	fprintf(stderr, "skyprof: note: JIT frames of pid %u (%s) are unnamed: %s\n", pid,
-		base[0] ? base : "?", how);
-}
-
-static void jit_hints(struct symbolizer *sym)
-{
-	struct jit_hints h = { 0 };
-
-	symbolizer_jit_unnamed(sym, jit_hint, &h);
-	if (h.more)
-		fprintf(stderr, "skyprof: note: and %u more processes with unnamed JIT frames\n",
-			h.more);
-}
-
 static int write_outputs(struct profile *prof, struct symbolizer *sym, const struct record_opts *o)
 {
 	struct output_opts oo = { .per_thread = o->per_thread };
@@ -442,7 +395,8 @@ struct loop_end {
 /* Reads the rings until the duration, a signal, the command's or the
  * targets' end. Returns how long the session ran (ns). */
 static uint64_t capture_loop(struct capture *cap, const struct record_opts *o, struct child *ch,
-			     struct ingest_sink *run, bool tty, struct loop_end *end)
+			     struct ingest_sink *run, struct jit_names *jn, bool tty,
+			     struct loop_end *end)
 {
 	uint64_t now, last_progress = 0, last_pid_check = 0;
 	struct sp_sink sink = ingest_sink_of(run);
@@ -474,6 +428,8 @@ static uint64_t capture_loop(struct capture *cap, const struct record_opts *o, s
 			fprintf(stderr, "%sskyprof record: %s\n", tty ? "\n" : "", cap->err);
 			break;
 		}
+		jit_names_poll(jn, o->duration_ns ? o->duration_ns - (now - cap->start_mono_ns)
+						  : UINT64_MAX);
 		if (tty && now - last_progress > 250000000ull) {
 			last_progress = now;
 			progress(cap, o, run->samples, now);
@@ -516,6 +472,7 @@ int cli_record_main(int argc, char **argv)
 	struct symbolizer *sym = NULL;
 	struct ingest_sink run = { 0 };
 	struct sp_sink sink = ingest_sink_of(&run);
+	struct jit_names *jn = NULL;
 	struct loop_end end = { 0 };
 	bool tty = isatty(STDERR_FILENO);
 	uint64_t duration, lost;
@@ -571,6 +528,7 @@ int cli_record_main(int argc, char **argv)
 		fprintf(stderr, "skyprof record: out of memory\n");
 		goto out;
 	}
+	jn = jit_names_new(sym, run.in, &o, o.cmd ? (uint32_t)ch.pid : 0, true);
 	if (o.cmd) {
 		ret = child_release(&ch);
 		if (ret) {
@@ -580,8 +538,9 @@ int cli_record_main(int argc, char **argv)
 		}
 	}
 
-	duration = capture_loop(&cap, &o, &ch, &run, tty, &end);
+	duration = capture_loop(&cap, &o, &ch, &run, jn, tty, &end);
 	ret = capture_finish(&cap, &sink, &st, &nst);
+	jit_names_finish(jn, true);
 	if (ret)
 		fprintf(stderr, "skyprof record: %s\n", cap.err);
 	if (run.error) {
@@ -598,7 +557,7 @@ int cli_record_main(int argc, char **argv)
 	profile_set_duration(run.prof, duration);
 	profile_set_lost(run.prof, lost);
 	rc = write_outputs(run.prof, sym, &o);
-	jit_hints(sym);
+	jit_names_notes(jn, sym);
 
 out:
 	discard_outputs(); /* those not written: the run failed */
@@ -610,6 +569,7 @@ out:
 	}
 	profile_free(run.prof);
 	ingest_free(run.in);
+	jit_names_free(jn);
 	if (sym)
 		symbolizer_free(sym);
 	return rc;

@@ -18,6 +18,7 @@
 #include "capture/capture.h"
 #include "lib/clock.h"
 #include "cli/commands.h"
+#include "cli/jit_names.h"
 #include "cli/options.h"
 #include "output/top_table.h"
 #include "profile/ingest.h"
@@ -74,7 +75,8 @@ static void on_signal(int sig)
 struct run {
 	struct ingest_sink k; /* the samples, into k.prof */
 	struct symbolizer *sym;
-	struct view view; /* built again at each refresh */
+	struct jit_names *jn; /* the JVMs asked for perf maps; NULL none */
+	struct view view;     /* built again at each refresh */
 };
 
 static uint32_t screen_lines(const struct record_opts *o, bool tty)
@@ -101,8 +103,9 @@ static void show(const struct capture *c, struct run *run, const struct record_o
 	else
 		putchar('\n');
 	printf("skyprof top: %.0f s, %" PRIu64 " samples at %u Hz, %" PRIu64
-	       " lost   (Ctrl-C to quit)\n\n",
+	       " lost   (Ctrl-C to quit)\n",
 	       el, run->k.samples, o->capture.freq, ring_lost(c->ring));
+	printf("%s%s\n", jit_names_last(run->jn)[0] ? "  " : "", jit_names_last(run->jn));
 	output_top_table_print(stdout, top, n, total);
 	if (!n)
 		printf("  (no samples yet)\n");
@@ -154,6 +157,7 @@ int cli_top_main(int argc, char **argv)
 		fprintf(stderr, "skyprof top: out of memory\n");
 		goto out;
 	}
+	run.jn = jit_names_new(sym, run.k.in, &o, 0, false);
 	if (capture_prepare(&cap, &o.capture, 0) || capture_start(&cap)) {
 		fprintf(stderr, "skyprof top: %s\n", cap.err);
 		goto out;
@@ -170,6 +174,7 @@ int cli_top_main(int argc, char **argv)
 			fprintf(stderr, "skyprof top: all target processes exited\n");
 			break;
 		}
+		jit_names_poll(run.jn, UINT64_MAX);
 		if (clock_mono_ns() - last_show >= o.delay_ns) {
 			last_show = clock_mono_ns();
 			lines = o.lines ? o.lines : lines;
@@ -188,6 +193,7 @@ out:
 	view_free(&run.view);
 	profile_free(run.k.prof);
 	ingest_free(run.k.in);
+	jit_names_free(run.jn);
 	if (sym)
 		symbolizer_free(sym);
 	free(top);

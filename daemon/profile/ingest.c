@@ -10,6 +10,7 @@
 
 #include "proc/aspace.h"
 #include "proc/follow.h"
+#include "proc/jvm_ask.h"
 #include "profile/ingest.h"
 #include "profile/profile.h"
 #include "skyprof.h"
@@ -22,6 +23,8 @@ struct ingest {
 	struct symbolizer *unwind_sym; /* the unwinder's maps */
 	struct unwind_dwarf *uw;       /* made on the first sample with regs */
 	uint32_t only_pid;
+	struct jvm_ask *ask; /* NULL: no JVM is asked */
+	bool ask_any;
 };
 
 struct ingest *ingest_new(struct symbolizer *maps, struct symbolizer *unwind)
@@ -59,6 +62,22 @@ void ingest_only(struct ingest *in, uint32_t pid)
 	in->only_pid = pid;
 }
 
+void ingest_ask_jvms(struct ingest *in, struct jvm_ask *ask, bool any)
+{
+	in->ask = ask;
+	in->ask_any = any;
+}
+
+/* A new stack of a JVM being asked: is its leaf JIT code no answer named? */
+static void check_jvm(struct ingest *in, const struct profile_stack *e)
+{
+	if (in->ask_any)
+		jvm_ask_add(in->ask, e->tgid);
+	if (e->nr_user && jvm_ask_asking(in->ask, e->tgid) &&
+	    symbolizer_jit_unnamed_at(in->maps, e->tgid, e->user_ips[0]))
+		jvm_ask_unnamed(in->ask, e->tgid);
+}
+
 /* The stack just added to p is new: follow's miss check, on the ips as
  * aggregated (a DWARF unwind's, not the recorded chain). */
 static __attribute__((noinline)) void check_new_stack(struct ingest *in, struct profile *p,
@@ -76,6 +95,8 @@ static __attribute__((noinline)) void check_new_stack(struct ingest *in, struct 
 	};
 
 	follow_new_stack(in->follow, &n, e.gen);
+	if (in->ask)
+		check_jvm(in, &e);
 }
 
 /* s with its user stack unwound by DWARF. Out of line: its frame holds a

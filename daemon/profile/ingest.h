@@ -15,6 +15,7 @@
 #ifndef SKYPROF_PROFILE_INGEST_H
 #define SKYPROF_PROFILE_INGEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "capture/sample.h"
@@ -44,6 +45,15 @@ int ingest_note(struct ingest *in, uint32_t pid);
 /* Only pid's samples are followed (an agent task's process); the others
  * count as generation 0. 0: all. */
 void ingest_only(struct ingest *in, uint32_t pid);
+
+/*
+ * JVMs are asked for their JIT names (proc/jvm_ask.h) while samples come
+ * in: with any, the process of every new stack is added to ask (a command
+ * and what it starts); and a new stack whose leaf is JIT code that no
+ * answer named (needs maps) has its JVM asked again soon. NULL: none.
+ */
+struct jvm_ask;
+void ingest_ask_jvms(struct ingest *in, struct jvm_ask *ask, bool any);
 
 /*
  * Adds s to p. Returns s's exec generation (>= 0), or -errno (-ENOMEM, or
