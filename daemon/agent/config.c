@@ -57,6 +57,7 @@ void config_defaults(struct agent_config *c)
 	c->skyprof.backoff_max_ms = 60000;
 	c->skyprof.schedule_duration_ms = 60000;
 	c->skyprof.schedule_interval_ms = 600000;
+	c->skyprof.jvm_attach = true;
 }
 
 static void finder_free(struct agent_finder *f)
@@ -213,6 +214,7 @@ static const struct key keys[] = {
 	{ "skyprof.max_depth", K_U32, O(skyprof.max_depth), 0, 1024 },
 	{ "skyprof.ring_pages", K_U32, O(skyprof.ring_pages), 0, 1 << 20 },
 	{ "skyprof.offcpu_min_block", K_DUR_NS, O(skyprof.offcpu_min_block_ns) },
+	{ "skyprof.jvm_attach", K_BOOL, O(skyprof.jvm_attach) },
 	{ "skyprof.spool_dir", K_STR, O(skyprof.spool_dir) },
 	{ "skyprof.queue_size", K_SIZE, O(skyprof.queue_bytes), 64 << 10, 1ull << 40 },
 	{ "skyprof.connect_timeout", K_DUR, O(skyprof.connect_timeout_ms), 100, 600000 },

@@ -82,6 +82,7 @@ struct agent_config {
 		uint32_t max_depth;   /* 0: module default */
 		uint32_t ring_pages;  /* 0: module default */
 		uint64_t offcpu_min_block_ns;
+		bool jvm_attach; /* ask a task's JVM for its perf map (proc/jvm_ask.h) */
 		char *spool_dir;
 		uint64_t queue_bytes; /* unsent upload data held at most */
 		uint64_t connect_timeout_ms, call_timeout_ms;

@@ -18,6 +18,7 @@
 #include "agent/config.h"
 #include "output/output.h"
 #include "proc/aspace.h"
+#include "proc/jvm_ask.h"
 #include "proc/table.h"
 #include "lib/clock.h"
 #include "profile/ingest.h"
@@ -86,6 +87,10 @@ struct agent_run {
 	struct symbolizer *dsym;
 	struct sp_sink cap_sink; /* on_sample, on_report */
 	struct run_reports reports;
+	/* The process, if a JVM, asked for its perf map (here, on the drain
+	 * thread: the requests never wait); each answer goes to the worker's
+	 * symbolizer as a job. NULL: skyprof.jvm_attach off. */
+	struct jvm_ask *ask;
 	uint16_t gen; /* of the last sample */
 	uint64_t end_ms;
 	uint64_t next_flush_ms;
@@ -176,6 +181,62 @@ static void apply_reports(struct run_sink *k, struct run_reports *v)
 	reports_free(v);
 }
 
+/* Worker: a JVM's answer into the task's symbolizer. */
+struct answer_job {
+	struct run_sink *k;
+	uint32_t pid;
+	size_t n;
+	struct jvm_method m[]; /* Compiler.codelist's; none: the map was written */
+};
+
+static void answer_job(void *arg)
+{
+	struct answer_job *a = arg;
+
+	if (a->n)
+		symbolizer_jit_add(a->k->sym, a->pid, a->m, a->n);
+	else
+		symbolizer_jit_reread(a->k->sym, a->pid);
+	for (size_t i = 0; i < a->n; i++)
+		free((char *)a->m[i].name);
+	free(a);
+}
+
+static void on_jvm_answer(void *arg, uint32_t pid, const struct jvm_method *m, size_t n)
+{
+	struct agent_run *r = arg;
+	struct answer_job *a;
+
+	if (!r->sink)
+		return;
+	a = calloc(1, sizeof(*a) + n * sizeof(*m));
+	if (!a)
+		return;
+	a->k = r->sink;
+	a->pid = pid;
+	for (size_t i = 0; i < n; i++) {
+		a->m[i] = m[i];
+		a->m[i].name = strdup(m[i].name);
+		if (!a->m[i].name)
+			break;
+		a->n++;
+	}
+	/* Jobs run in order: this one before the task's last flush. If the
+	 * worker is behind, the names wait for the next answer. */
+	if (!flush_worker_submit(r->worker, answer_job, a, 0, false)) {
+		for (size_t i = 0; i < a->n; i++)
+			free((char *)a->m[i].name);
+		free(a);
+	}
+}
+
+static void on_jvm_line(void *arg, const char *line)
+{
+	struct agent_run *r = arg;
+
+	log_info("task %s: %s", r->spec.task_id, line);
+}
+
 static void sink_free(struct run_sink *k)
 {
 	if (!k)
@@ -259,6 +320,15 @@ int runner_start(struct agent_run **out, const struct task_spec *spec, uint32_t 
 			r->dsym = symbolizer_new(&so);
 			if (r->dsym)
 				symbolizer_note_pid(r->dsym, pid);
+		}
+		if (cfg->skyprof.jvm_attach) {
+			struct jvm_ask_hooks h = { .arg = r,
+						   .say = on_jvm_line,
+						   .answered = on_jvm_answer };
+
+			r->ask = jvm_ask_new(NULL, &h);
+			if (r->ask)
+				jvm_ask_add(r->ask, pid);
 		}
 		r->in = ingest_new(NULL, r->dsym);
 		if (r->in) {
@@ -502,6 +572,8 @@ int runner_step(struct agent_run *r, uint64_t now)
 			flush(r, now, false, NULL);
 		r->next_flush_ms = now + r->cfg->flush_interval_ms;
 	}
+	if (r->ask)
+		jvm_ask_poll(r->ask, r->end_ms > now ? (r->end_ms - now) * 1000000ull : 0);
 	if (r->cap.ended)
 		return 1;
 	if (now >= r->end_ms)
@@ -543,6 +615,8 @@ void runner_finish(struct agent_run *r, const char *spool_dir)
 	if (r->finished || !r->cap_started)
 		return;
 	r->finished = true;
+	if (r->ask)
+		jvm_ask_finish(r->ask, false); /* a request in flight is dropped */
 	if (capture_finish(&r->cap, &r->cap_sink, &st, &nst))
 		log_warn("task %s: stopping the session: %s", r->spec.task_id, r->cap.err);
 	for (size_t i = 0; i < nst; i++) {
@@ -568,6 +642,7 @@ void runner_free(struct agent_run *r)
 	reports_free(&r->reports);
 	free(r->final_req);
 	ingest_free(r->in);
+	jvm_ask_free(r->ask);
 	symbolizer_free(r->dsym);
 	sink_free(r->sink);
 	free(r);
