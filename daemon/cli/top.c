@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"                   [--clock auto|perf|perf-hw|perf-sw|hrtimer]\n"
 		"                   [-g | --call-graph fp|dwarf[,BYTES]]\n"
 		"                   [--no-kernel | --no-user] [--max-depth N] [--ring-pages N]\n"
+		"                   [--no-jvm-attach]\n"
 		"\n"
 		"Samples like `skyprof record` and shows, refreshed every few seconds, the\n"
 		"functions with the most samples of their own (self) and with those of their\n"
@@ -59,6 +60,8 @@ static void usage(FILE *f)
 		"  --no-kernel, --no-user  leave out the kernel or the user stack\n"
 		"  --max-depth N           frames per stack (1..%d)\n"
 		"  --ring-pages N          ring size per CPU in pages (power of two)\n"
+		"  --no-jvm-attach         do not ask the JVMs being profiled for their perf\n"
+		"                          maps (see `skyprof record --help`)\n"
 		"  -h, --help              this text\n",
 		OPTS_DEFAULT_FREQ, (double)OPTS_DEFAULT_TOP_DELAY_NS / 1e9, OPTS_DEFAULT_DWARF,
 		SKYPROF_MAX_DEPTH);

@@ -272,7 +272,7 @@ static enum jvm_attach_state step_socket(struct jvm_attach *a, uint64_t now)
 			remove_trigger(a);
 			return fail(a, JVM_WHY_NO_SOCKET,
 				    "no attach socket %.0f s after SIGQUIT (attach mechanism "
-				    "disabled, or not a HotSpot JVM)",
+				    "disabled, its /tmp not writable, or not HotSpot)",
 				    (double)a->t.socket_ns / 1e9);
 		}
 		return JVM_ATTACH_PENDING;

@@ -54,6 +54,7 @@ static void defaults_are_rovers(void **state)
 	assert_string_equal(c.continuous.meter_prefix, "rover_con_p");
 	assert_int_equal(c.continuous.execute_duration_ms, 600000);
 	assert_int_equal(c.skyprof.queue_bytes, 64ull << 20);
+	assert_true(c.skyprof.jvm_attach);
 	assert_string_equal(c.scan_mode, "REGEX");
 }
 
@@ -174,6 +175,7 @@ static void skyprof_section(void **state)
 			      "  max_depth: 64\n"
 			      "  ring_pages: 64\n"
 			      "  offcpu_min_block: 100us\n"
+			      "  jvm_attach: false\n"
 			      "  spool_dir: /tmp/spool\n"
 			      "  queue_size: 8MiB\n"
 			      "  connect_timeout: 2s\n"
@@ -189,6 +191,7 @@ static void skyprof_section(void **state)
 	assert_int_equal(c.skyprof.max_depth, 64);
 	assert_int_equal(c.skyprof.ring_pages, 64);
 	assert_int_equal(c.skyprof.offcpu_min_block_ns, 100000);
+	assert_false(c.skyprof.jvm_attach);
 	assert_string_equal(c.skyprof.spool_dir, "/tmp/spool");
 	assert_int_equal(c.skyprof.queue_bytes, 8u << 20);
 	assert_int_equal(c.skyprof.connect_timeout_ms, 2000);
