@@ -328,7 +328,7 @@ int runner_start(struct agent_run **out, const struct task_spec *spec, uint32_t 
 
 			r->ask = jvm_ask_new(NULL, &h);
 			if (r->ask)
-				jvm_ask_add(r->ask, pid);
+				jvm_ask_add(r->ask, pid, 0);
 		}
 		r->in = ingest_new(NULL, r->dsym);
 		if (r->in) {

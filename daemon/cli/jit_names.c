@@ -60,9 +60,9 @@ struct jit_names *jit_names_new(struct symbolizer *sym, struct ingest *in,
 	/* the named ones are probed at once; every other sampled process
 	 * (the command's children, a cgroup's tasks) as it is met */
 	for (uint32_t i = 0; i < o->capture.nr_pids; i++)
-		jvm_ask_add(jn->ask, o->capture.pids[i]);
+		jvm_ask_add(jn->ask, o->capture.pids[i], 0);
 	if (cmd_pid)
-		jvm_ask_add(jn->ask, cmd_pid);
+		jvm_ask_add(jn->ask, cmd_pid, 0);
 	ingest_ask_jvms(in, jn->ask, true);
 	return jn;
 }

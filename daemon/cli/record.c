@@ -538,7 +538,6 @@ int cli_record_main(int argc, char **argv)
 		fprintf(stderr, "skyprof record: out of memory\n");
 		goto out;
 	}
-	jn = jit_names_new(sym, run.in, &o, o.cmd ? (uint32_t)ch.pid : 0, true);
 	if (o.cmd) {
 		ret = child_release(&ch);
 		if (ret) {
@@ -547,6 +546,8 @@ int cli_record_main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* after the exec: before it, the command's process is our fork */
+	jn = jit_names_new(sym, run.in, &o, o.cmd ? (uint32_t)ch.pid : 0, true);
 
 	duration = capture_loop(&cap, &o, &ch, &run, jn, tty, &end);
 	ret = capture_finish(&cap, &sink, &st, &nst);

@@ -23,6 +23,10 @@
 #define HANDLER_GIVE_UP_NS 60000000000ull
 /* Probes per poll: a fork storm must not make one poll slow. */
 #define PROBES_PER_POLL 16
+/* The java launcher loads libjvm.so a moment after its exec: looked at
+ * again this often, this long. */
+#define LAUNCHER_RETRY_NS 200000000ull
+#define LAUNCHER_WAIT_NS  30000000000ull
 /* At the end, a JVM whose last answer is younger than this is not asked again. */
 #define FRESH_NS 1000000000ull
 
@@ -53,8 +57,10 @@ struct jvm {
 
 struct slot {
 	uint32_t pid; /* 0: free */
+	uint16_t gen; /* the image's, as the caller numbers them */
 	enum state st;
-	struct jvm *jvm; /* JVMs only */
+	uint64_t added_ns, probe_ns; /* S_NEW: probed from probe_ns on */
+	struct jvm *jvm;	     /* JVMs only */
 };
 
 struct jvm_ask {
@@ -136,17 +142,39 @@ static int grow(struct jvm_ask *j)
 	return 0;
 }
 
-int jvm_ask_add(struct jvm_ask *j, uint32_t pid)
+/* s's process exec'd: what it was is forgotten, it is probed anew. */
+static void reset(struct slot *s, uint16_t gen)
 {
+	if (s->jvm) {
+		jvm_attach_end(&s->jvm->x);
+		free(s->jvm);
+		s->jvm = NULL;
+	}
+	s->gen = gen;
+	s->st = S_NEW;
+	s->added_ns = clock_mono_ns();
+	s->probe_ns = 0;
+}
+
+int jvm_ask_add(struct jvm_ask *j, uint32_t pid, uint16_t gen)
+{
+	struct slot *s;
 	size_t i;
 
-	if (!pid || find(j, pid))
+	if (!pid)
 		return 0;
+	s = find(j, pid);
+	if (s) {
+		if (gen > s->gen)
+			reset(s, gen);
+		return 0;
+	}
 	if (2 * (j->nr + 1) > j->cap && grow(j))
 		return -ENOMEM;
 	for (i = hash(pid, j->cap); j->slots[i].pid; i = (i + 1) & (j->cap - 1))
 		;
-	j->slots[i] = (struct slot){ .pid = pid, .st = S_NEW };
+	j->slots[i] =
+		(struct slot){ .pid = pid, .gen = gen, .st = S_NEW, .added_ns = clock_mono_ns() };
 	j->nr++;
 	return 0;
 }
@@ -204,6 +232,10 @@ static void probe(struct jvm_ask *j, struct slot *s, uint64_t now)
 		return;
 	if (jvm_probe_read(j->proc_root, s->pid, &v->probe) || !v->probe.hotspot ||
 	    !jvm_attach_target_of(&v->target, j->proc_root, s->pid, &v->probe)) {
+		if (v->probe.launcher && now - s->added_ns < LAUNCHER_WAIT_NS) {
+			s->st = S_NEW; /* libjvm.so comes next */
+			s->probe_ns = now + LAUNCHER_RETRY_NS;
+		}
 		free(v);
 		return;
 	}
@@ -424,7 +456,7 @@ void jvm_ask_poll(struct jvm_ask *j, uint64_t left_ns)
 		if (!s->pid)
 			continue;
 		if (s->st == S_NEW) {
-			if (probes++ >= PROBES_PER_POLL)
+			if (now < s->probe_ns || probes++ >= PROBES_PER_POLL)
 				continue;
 			probe(j, s, now);
 		}

@@ -140,6 +140,8 @@ int jvm_probe_library(const char *path)
 	base = base ? base + 1 : path;
 	if (!strncmp(base, "libj9vm", 7))
 		return -1;
+	if (!strcmp(base, "libjli.so"))
+		return 2;
 	return !strcmp(base, "libjvm.so");
 }
 
@@ -274,12 +276,14 @@ static char *slurp(const char *root, uint32_t pid, const char *leaf, size_t max,
 	return buf;
 }
 
-static bool maps_hotspot(const char *root, uint32_t pid)
+/* HotSpot mapped (true), or *launcher when only the java launcher is. */
+static bool maps_hotspot(const char *root, uint32_t pid, bool *launcher)
 {
 	char path[PATH_MAX], line[PATH_MAX + 128];
 	bool jvm = false, j9 = false;
 	FILE *f;
 
+	*launcher = false;
 	if (!path_fmt(path, sizeof(path), "%s/%u/maps", root, pid))
 		return false;
 	f = fopen(path, "re");
@@ -300,9 +304,13 @@ static bool maps_hotspot(const char *root, uint32_t pid)
 		case -1:
 			j9 = true;
 			break;
+		case 2:
+			*launcher = true;
+			break;
 		}
 	}
 	fclose(f);
+	*launcher = *launcher && !jvm && !j9;
 	return jvm && !j9;
 }
 
@@ -365,7 +373,7 @@ int jvm_probe_read(const char *proc_root, uint32_t pid, struct jvm_probe *out)
 		return r;
 	if (!out->nspid)
 		out->nspid = pid;
-	out->hotspot = maps_hotspot(proc_root, pid);
+	out->hotspot = maps_hotspot(proc_root, pid, &out->launcher);
 	if (!out->hotspot)
 		return 0;
 	cmd = slurp(proc_root, pid, "cmdline", ARGS_MAX, &cl);

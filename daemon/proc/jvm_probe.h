@@ -27,6 +27,7 @@ enum jvm_flag {
 
 struct jvm_probe {
 	bool hotspot;		      /* a HotSpot libjvm.so is mapped */
+	bool launcher;		      /* not yet: the java launcher (libjli.so) is */
 	bool quit_caught;	      /* SIGQUIT has a handler and is not ignored */
 	bool map_open;		      /* it holds /tmp/perf-NSPID.map open */
 	bool own_mntns;		      /* in our mount namespace: its /tmp is ours */
@@ -56,7 +57,8 @@ int jvm_probe_status(const char *text, size_t len, struct jvm_probe *out);
  */
 enum jvm_flag jvm_probe_flag(const char *cmdline, size_t cmd_len, const char *env, size_t env_len,
 			     const char *flag);
-/* Is path (a mapping's) HotSpot's libjvm.so (1), OpenJ9's VM (-1) or neither (0)? */
+/* What path (a mapping's) is: HotSpot's libjvm.so (1), OpenJ9's VM (-1),
+ * the java launcher's libjli.so (2: a JVM is about to be loaded), or none (0). */
 int jvm_probe_library(const char *path);
 
 #endif

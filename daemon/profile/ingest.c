@@ -72,7 +72,7 @@ void ingest_ask_jvms(struct ingest *in, struct jvm_ask *ask, bool any)
 static void check_jvm(struct ingest *in, const struct profile_stack *e)
 {
 	if (in->ask_any)
-		jvm_ask_add(in->ask, e->tgid);
+		jvm_ask_add(in->ask, e->tgid, e->gen);
 	if (e->nr_user && jvm_ask_asking(in->ask, e->tgid) &&
 	    symbolizer_jit_unnamed_at(in->maps, e->tgid, e->user_ips[0]))
 		jvm_ask_unnamed(in->ask, e->tgid);

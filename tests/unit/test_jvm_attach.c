@@ -14,7 +14,8 @@
  * a socket of another user. proc/jvm_ask, with a fake /proc naming the child
  * a JVM: asked and asked again at the end, JDK 11's Compiler.codelist
  * instead, JDK 8 given up on with one line, a JVM with
- * -XX:+DisableAttachMechanism and a process that is no JVM never signalled.
+ * -XX:+DisableAttachMechanism and a process that is no JVM never signalled,
+ * a launcher that loads libjvm.so late and a process that execs java.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -471,8 +472,8 @@ static struct jvm_ask *ask_start(struct fake *f, const char *name, enum mode m, 
 	memset(h, 0, sizeof(*h));
 	j = jvm_ask_new(proc, &hooks);
 	assert_non_null(j);
-	assert_int_equal(jvm_ask_add(j, (uint32_t)pid), 0);
-	assert_int_equal(jvm_ask_add(j, (uint32_t)pid), 0);
+	assert_int_equal(jvm_ask_add(j, (uint32_t)pid, 0), 0);
+	assert_int_equal(jvm_ask_add(j, (uint32_t)pid, 0), 0);
 	return j;
 }
 
@@ -581,12 +582,72 @@ static int setup(void **state)
 	return scratch_setup(state) || chmod(dir, 0755);
 }
 
+/* Rewrites the fake /proc maps of pid: libjvm.so mapped, or only libjli.so. */
+static void fake_maps(const char *proc, pid_t pid, const char *lib)
+{
+	char path[512], buf[256];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "7f0000000000-7f0000100000 r-xp 00000000 08:01 1234 %s\n",
+		     lib);
+	snprintf(path, sizeof(path), "%s/%d/maps", proc, (int)pid);
+	put(path, buf, (size_t)n, false);
+}
+
+/*
+ * A JVM met before it is one: the java launcher before it has loaded
+ * libjvm.so is looked at again until it has; a process met as another
+ * image (the fork of `record -- CMD`, a shell that execs java) is probed
+ * anew when it comes back as a newer generation.
+ */
+static void ask_late_jvm(void **state)
+{
+	struct heard h;
+	struct fake f;
+	struct jvm_ask *j;
+
+	(void)state;
+	j = ask_start(&f, "plate", M_JDK17, false, CMDLINE("java\0Hot\0"), &h);
+	fake_maps(tmp("plate"), f.pid, "/usr/lib/jvm/java-17/lib/libjli.so");
+	for (int i = 0; i < 10; i++) {
+		jvm_ask_poll(j, UINT64_MAX);
+		usleep(10000);
+	}
+	assert_int_equal(h.answers, 0);
+	fake_maps(tmp("plate"), f.pid, "/usr/lib/jvm/java-17/lib/server/libjvm.so");
+	POLL_UNTIL(j, h.answers > 0);
+	assert_int_equal(h.answers, 1);
+	jvm_ask_finish(j, false);
+	jvm_ask_free(j);
+	assert_true(fake_stop(&f));
+
+	j = ask_start(&f, "pexec", M_JDK17, false, CMDLINE("sh\0"), &h);
+	fake_maps(tmp("pexec"), f.pid, "/usr/bin/dash");
+	for (int i = 0; i < 10; i++) {
+		jvm_ask_poll(j, UINT64_MAX);
+		usleep(10000);
+	}
+	fake_maps(tmp("pexec"), f.pid, "/usr/lib/jvm/java-17/lib/server/libjvm.so");
+	jvm_ask_add(j, (uint32_t)f.pid, 0); /* the same image: nothing new */
+	for (int i = 0; i < 30; i++) {
+		jvm_ask_poll(j, UINT64_MAX);
+		usleep(10000);
+	}
+	assert_int_equal(h.answers, 0);
+	jvm_ask_add(j, (uint32_t)f.pid, 1); /* it exec'd */
+	POLL_UNTIL(j, h.answers > 0);
+	assert_int_equal(h.answers, 1);
+	jvm_ask_finish(j, false);
+	jvm_ask_free(j);
+	assert_true(fake_stop(&f));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(attach_jdk17),	     cmocka_unit_test(attach_failures),
 		cmocka_unit_test(ask_jdk17),	     cmocka_unit_test(ask_older_jdks),
-		cmocka_unit_test(ask_never_signals),
+		cmocka_unit_test(ask_never_signals), cmocka_unit_test(ask_late_jvm),
 	};
 
 	return cmocka_run_group_tests(tests, setup, scratch_teardown);

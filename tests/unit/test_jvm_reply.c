@@ -215,6 +215,7 @@ static void libraries(void **state)
 	assert_int_equal(jvm_probe_library("/opt/openj9/lib/default/libj9vm29.so"), -1);
 	assert_int_equal(jvm_probe_library("/usr/lib/x86_64-linux-gnu/libc.so.6"), 0);
 	assert_int_equal(jvm_probe_library("/tmp/libjvm.so.bak"), 0);
+	assert_int_equal(jvm_probe_library("/usr/lib/jvm/java-17/lib/libjli.so"), 2);
 }
 
 int main(void)
