@@ -4,8 +4,9 @@
 # warm-up. Its JIT frames are named by the perf map the JVM writes at exit
 # (-XX:+DumpPerfMapAtExit, a diagnostic option in JDK 17), after the profile's last sample: the two hot
 # methods must hold >= 60 % of the main thread's samples and their split be
-# within 5 points of the program's own. Then a JVM without a perf map must
-# get record's one-line hint instead of a silent wall of [unknown].
+# within 5 points of the program's own. Then a JVM without a perf map, not
+# asked for one (--no-jvm-attach; 70-runtime-java-attach asks), must get
+# record's one-line hint instead of a silent wall of [unknown].
 # C1 only (TieredStopAtLevel=1): under TCG, C2's compilations would take
 # most of a short run; the two methods are kept out of their caller.
 set -eu
@@ -27,8 +28,8 @@ run_attach attach -- "${jvm[@]}" Hot 20 "$WARM_S"
 judge "java attached" "$(field attach.out split_warm)" sky-attach.folded perf-attach.folded \
 	java 'hotA' 'hotB' || rc=1
 
-echo "$SKYPROF record -- java (no perf map)"
-"$SKYPROF" record -F 99 -o nomap.folded -- java -XX:TieredStopAtLevel=1 -cp "$RT_BIN" Hot 3 \
+echo "$SKYPROF record --no-jvm-attach -- java (no perf map)"
+"$SKYPROF" record -F 99 --no-jvm-attach -o nomap.folded -- java -XX:TieredStopAtLevel=1 -cp "$RT_BIN" Hot 3 \
 	>nomap.out 2>nomap.err </dev/null || { cat nomap.err; echo "FAIL: record without a map"; exit 1; }
 cat nomap.err
 grep -q 'JIT frames of pid [0-9]* (java) are unnamed: start the JVM with -XX:+PreserveFramePointer' \

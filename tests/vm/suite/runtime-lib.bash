@@ -54,6 +54,40 @@ hot_shares() {
 			a + b ? a / (a + b) : 0, a, b, t}' "$1"
 }
 
+# leaf_shares FOLDED COMM RE_A RE_B: as hot_shares, but a sample counts for
+# A or B only when its leaf user frame (the last one before kernel frames,
+# which end in _[k]) matches: what a JVM without frame pointers can show.
+# COMM "*" takes every thread.
+leaf_shares() {
+	awk -v comm="$2" -v ra="$3" -v rb="$4" '
+		{c = $NF; s = $0; sub(/ [0-9.]+$/, "", s); k = split(s, f, ";");
+		 if (comm != "*" && f[1] != comm) next; t += c;
+		 while (k > 1 && f[k] ~ /_\[k\]$/) k--;
+		 if (k < 2) next;
+		 if (f[k] ~ ra) a += c; else if (f[k] ~ rb) b += c}
+		END {printf "%.1f %.4f %d %d %d\n", t ? 100 * (a + b) / t : 0,
+			a + b ? a / (a + b) : 0, a, b, t}' "$1"
+}
+
+# judge_leaf NAME OWN_SPLIT SKY_FOLDED COMM RE_A RE_B: fails unless the two
+# hot functions are the leaf of >= 90 % of COMM's samples and their split
+# is within 5 points of OWN_SPLIT. Also prints the share over every thread.
+judge_leaf() {
+	local name=$1 own=$2 sky=$3 comm=$4 ra=$5 rb=$6 s all
+	s=$(leaf_shares "$sky" "$comm" "$ra" "$rb")
+	all=$(leaf_shares "$sky" '*' "$ra" "$rb")
+	echo "$name: program's own split $own"
+	echo "$name: skyprof leaf share/split/A/B/samples ($comm): $s; every thread: $all"
+	echo "$name: skyprof's heaviest stacks:"; top_stacks "$sky" 5 | cut -c1-300
+	# shellcheck disable=SC2086
+	set -- $s
+	awk -v sh="$1" 'BEGIN {exit !(sh >= 90)}' ||
+		{ echo "FAIL: $name: the hot methods are the leaf of $1 % of the samples (< 90 %)"; return 1; }
+	awk -v a="$2" -v b="$own" 'BEGIN {d = 100 * (a - b); if (d < 0) d = -d; exit !(d <= 5)}' ||
+		{ echo "FAIL: $name: skyprof's split $2 vs the program's $own (> 5 points)"; return 1; }
+	echo "PASS: $name: leaf share $1 %, split $2 vs the program's $own"
+}
+
 # top_stacks FOLDED N: the N heaviest stacks, for the log.
 top_stacks() {
 	awk '{print $NF "\t" $0}' "$1" | sort -n -r | head -"$2" | cut -f2- | sed 's/^/  /'
@@ -144,6 +178,32 @@ run_attach() {
 	wait "$perf_pid" || { cat "perf-$tag.err"; echo "FAIL: $tag: perf record -p"; return 1; }
 	cat "$tag.out"
 	perf_folded "perf-$tag.data" >"perf-$tag.folded"
+}
+
+# uploaded_leaf JSONL: as uploaded_hot, but a count goes to A or B only
+# when the leaf user-space symbol of its stack is hotA or hotB.
+uploaded_leaf() {
+	"$PY" - "$@" <<'PY'
+import json, re, sys
+a = b = t = 0
+for line in open(sys.argv[1]):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    d = (m.get('msg') or {}).get('onCPU') if isinstance(m, dict) else None
+    if not d:
+        continue
+    c = int(d.get('dumpCount', 0))
+    syms = [s for st in d.get('stacks', []) if st.get('stackType') == 'PROCESS_USER_SPACE'
+            for s in st.get('stackSymbols', [])]
+    t += c
+    if syms and re.search(r'\bhotA\b', syms[0]):
+        a += c
+    elif syms and re.search(r'\bhotB\b', syms[0]):
+        b += c
+print('%.1f %.4f %d %d %d' % (100.0 * (a + b) / t if t else 0, a / (a + b) if a + b else 0, a, b, t))
+PY
 }
 
 # uploaded_hot JSONL [PID]: "SHARE SPLIT A B TOTAL" over the agent's on-CPU

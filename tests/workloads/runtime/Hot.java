@@ -14,13 +14,49 @@
 // MARK_FILE, "split_warm" counts from when that file exists instead (the
 // test creates it once its profilers run: a host that stalls the guest
 // before they do must not weigh in the program's figure alone).
-// Usage: java Hot SECONDS [WARM_SECONDS [MARK_FILE]]
+// PADDING: each hot method starts with a block no call takes, which makes
+// its bytecode longer than HotSpot inlines into a hot caller (FreqInlineSize,
+// 325 bytes; C1 inlines 35): a JVM started without any option keeps hotA
+// and hotB out of main, as frames of their own, like the tests that ask for
+// it with -XX:CompileCommand=dontinline.
+// CHUNK (default 5000) sets the iterations per call: a test that holds the
+// hot methods' share of all samples (the program's own timing, bookkeeping
+// and final sort count against it) takes longer calls.
+// Usage: java Hot SECONDS [WARM_SECONDS [MARK_FILE|- [CHUNK]]]
 public class Hot {
-	static final int CHUNK = 5000, A_CHUNKS = 70, B_CHUNKS = 30;
+	static final int A_CHUNKS = 70, B_CHUNKS = 30;
+	static int CHUNK = 5000;
 	static long sink;
 
 	static long hotA(long n) {
 		long x = sink | 1;
+		if (n < 0) {
+			// never taken: see PADDING above
+			x = x * 2177342782468422678L + 0; x ^= x >>> 7;
+			x = x * 2177342782468422680L + 1; x ^= x >>> 8;
+			x = x * 2177342782468422682L + 2; x ^= x >>> 9;
+			x = x * 2177342782468422684L + 3; x ^= x >>> 10;
+			x = x * 2177342782468422686L + 4; x ^= x >>> 11;
+			x = x * 2177342782468422688L + 5; x ^= x >>> 12;
+			x = x * 2177342782468422690L + 6; x ^= x >>> 13;
+			x = x * 2177342782468422692L + 7; x ^= x >>> 14;
+			x = x * 2177342782468422694L + 8; x ^= x >>> 15;
+			x = x * 2177342782468422696L + 9; x ^= x >>> 16;
+			x = x * 2177342782468422698L + 10; x ^= x >>> 17;
+			x = x * 2177342782468422700L + 11; x ^= x >>> 18;
+			x = x * 2177342782468422702L + 12; x ^= x >>> 19;
+			x = x * 2177342782468422704L + 13; x ^= x >>> 20;
+			x = x * 2177342782468422706L + 14; x ^= x >>> 21;
+			x = x * 2177342782468422708L + 15; x ^= x >>> 22;
+			x = x * 2177342782468422710L + 16; x ^= x >>> 23;
+			x = x * 2177342782468422712L + 17; x ^= x >>> 24;
+			x = x * 2177342782468422714L + 18; x ^= x >>> 25;
+			x = x * 2177342782468422716L + 19; x ^= x >>> 26;
+			x = x * 2177342782468422718L + 20; x ^= x >>> 27;
+			x = x * 2177342782468422720L + 21; x ^= x >>> 28;
+			x = x * 2177342782468422722L + 22; x ^= x >>> 29;
+			x = x * 2177342782468422724L + 23; x ^= x >>> 7;
+		}
 		for (long i = 0; i < n; i++) {
 			x = x * 6364136223846793005L + 1442695040888963407L;
 			x ^= x >>> 29;
@@ -30,6 +66,33 @@ public class Hot {
 
 	static long hotB(long n) {
 		long x = sink | 3;
+		if (n < 0) {
+			// never taken: see PADDING above
+			x = x * 2177342782468422678L + 0; x ^= x >>> 7;
+			x = x * 2177342782468422680L + 1; x ^= x >>> 8;
+			x = x * 2177342782468422682L + 2; x ^= x >>> 9;
+			x = x * 2177342782468422684L + 3; x ^= x >>> 10;
+			x = x * 2177342782468422686L + 4; x ^= x >>> 11;
+			x = x * 2177342782468422688L + 5; x ^= x >>> 12;
+			x = x * 2177342782468422690L + 6; x ^= x >>> 13;
+			x = x * 2177342782468422692L + 7; x ^= x >>> 14;
+			x = x * 2177342782468422694L + 8; x ^= x >>> 15;
+			x = x * 2177342782468422696L + 9; x ^= x >>> 16;
+			x = x * 2177342782468422698L + 10; x ^= x >>> 17;
+			x = x * 2177342782468422700L + 11; x ^= x >>> 18;
+			x = x * 2177342782468422702L + 12; x ^= x >>> 19;
+			x = x * 2177342782468422704L + 13; x ^= x >>> 20;
+			x = x * 2177342782468422706L + 14; x ^= x >>> 21;
+			x = x * 2177342782468422708L + 15; x ^= x >>> 22;
+			x = x * 2177342782468422710L + 16; x ^= x >>> 23;
+			x = x * 2177342782468422712L + 17; x ^= x >>> 24;
+			x = x * 2177342782468422714L + 18; x ^= x >>> 25;
+			x = x * 2177342782468422716L + 19; x ^= x >>> 26;
+			x = x * 2177342782468422718L + 20; x ^= x >>> 27;
+			x = x * 2177342782468422720L + 21; x ^= x >>> 28;
+			x = x * 2177342782468422722L + 22; x ^= x >>> 29;
+			x = x * 2177342782468422724L + 23; x ^= x >>> 7;
+		}
 		for (long i = 0; i < n; i++) {
 			x = x * 2862933555777941757L + 3037000493L;
 			x ^= x >>> 31;
@@ -62,7 +125,10 @@ public class Hot {
 		long end = start + (long) (secs * 1e9), warmAt = start + (long) (warmSecs * 1e9);
 		long[] ta = new long[1 << 16], tb = new long[1 << 16];
 		int n = 0, warmFrom = -1;
-		java.io.File mark = args.length > 2 ? new java.io.File(args[2]) : null;
+		java.io.File mark = args.length > 2 && !args[2].equals("-") ? new java.io.File(args[2]) : null;
+
+		if (args.length > 3)
+			CHUNK = Integer.parseInt(args[3]);
 		long nextLook = 0;
 
 		System.out.println("pid " + ProcessHandle.current().pid());
