@@ -6,7 +6,9 @@
 # Hot.java) must be the leaf of >= 90 % of its main thread's samples and
 # their split within 5 points of the program's own, the JVM must have said
 # that it wrote its map on request, and the note at the end must ask for
-# what is still missing: -XX:+PreserveFramePointer for whole stacks.
+# what is still missing: -XX:+PreserveFramePointer for whole stacks. `top -p`
+# on the same JVM must show the hot methods at the head of its table and the
+# JVM's answer in its header.
 set -eu
 . "$(dirname "$0")/runtime-lib.bash"
 
@@ -33,8 +35,8 @@ CHUNK=50000
 # its own work, not the hot methods').
 WARM_S=8
 mark=$PWD/attach.mark
-echo "java -cp ... Hot 40 $WARM_S MARK $CHUNK &; then skyprof record -p -d 20 from its warm-up on"
-java -cp "$RT_BIN" Hot 40 "$WARM_S" "$mark" "$CHUNK" >attach.out 2>attach.err </dev/null &
+echo "java -cp ... Hot 80 $WARM_S MARK $CHUNK &; then skyprof record -p -d 20 from its warm-up on"
+java -cp "$RT_BIN" Hot 80 "$WARM_S" "$mark" "$CHUNK" >attach.out 2>attach.err </dev/null &
 pid=$!
 wait_line attach.out pid "${PROGRAM_START_S:-600}" "$pid" ||
 	{ cat attach.err; echo "FAIL: the JVM did not start"; exit 1; }
@@ -45,6 +47,28 @@ sky=$!
 wait_line sky-attach.err "skyprof: session" 120 "$sky" || true
 touch "$mark"
 wait "$sky" || { cat sky-attach.err; echo "FAIL: record -p"; rc=1; }
+# top asks it too: its hot methods lead the table, the answer in its header
+if kill -0 "$pid" 2>/dev/null; then
+	"$SKYPROF" top -p "$pid" -d 2 -n 5 >top.out 2>top.err &
+	top=$!
+	for _ in $(seq 150); do
+		grep -q 'JVM pid .*perf map written on request' top.out 2>/dev/null &&
+			[ "$(grep -c '^skyprof top:' top.out)" -ge 3 ] && break
+		sleep 0.2
+	done
+	kill -INT "$top"
+	wait "$top" || { cat top.err; echo "FAIL: top exited $?"; rc=1; }
+	awk '/^skyprof top:/ {buf = ""} {buf = buf $0 "\n"} END {printf "%s", buf}' top.out |
+		sed 's/^/  /' | cut -c1-160
+	awk '/^skyprof top:/ {first = ""; want = 1; next}
+		want && /^ *[0-9.]+% / {first = $0; want = 0} END {print first}' top.out |
+		grep -q 'Hot.hot[AB]' ||
+		{ tail -12 top.out; echo "FAIL: top: the hot methods do not lead its last table"; rc=1; }
+	grep -q 'JVM pid .*perf map written on request' top.out ||
+		{ echo "FAIL: top: no answer from the JVM in its header"; rc=1; }
+else
+	echo "FAIL: the JVM ended before top could run"; rc=1
+fi
 wait "$pid" || { cat attach.err; echo "FAIL: the JVM failed"; rc=1; }
 cat attach.out
 if [ $rc = 0 ]; then
