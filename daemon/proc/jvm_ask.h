@@ -57,9 +57,9 @@ void jvm_ask_free(struct jvm_ask *j);
 /*
  * pid is being profiled: it is probed at the next poll and asked if it is a
  * JVM (the java launcher, before it has loaded libjvm.so, is looked at again
- * for a while). gen: its image's generation as the caller numbers them
- * (proc/follow.h; 0 when unknown): a newer one (an exec) is probed anew. A
- * pid already added costs a hash lookup. 0 or -ENOMEM.
+ * for 30 s: a process called java, or with libjli.so mapped). gen: its image's generation as the
+ * caller numbers them (proc/follow.h; 0 when unknown): a newer one (an exec) is probed anew. A pid
+ * already added costs a hash lookup. 0 or -ENOMEM.
  */
 int jvm_ask_add(struct jvm_ask *j, uint32_t pid, uint16_t gen);
 

@@ -276,7 +276,28 @@ static char *slurp(const char *root, uint32_t pid, const char *leaf, size_t max,
 	return buf;
 }
 
-/* HotSpot mapped (true), or *launcher when only the java launcher is. */
+/* Is the process's executable called java? */
+static bool exe_is_java(const char *root, uint32_t pid)
+{
+	char path[PATH_MAX], exe[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	if (!path_fmt(path, sizeof(path), "%s/%u/exe", root, pid))
+		return false;
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	base = strrchr(exe, '/');
+	return !strcmp(base ? base + 1 : exe, "java");
+}
+
+/*
+ * HotSpot mapped (true), or *launcher when only the java launcher is: its
+ * libjli.so, or, right after the exec, before the dynamic loader has mapped
+ * that, an executable called java.
+ */
 static bool maps_hotspot(const char *root, uint32_t pid, bool *launcher)
 {
 	char path[PATH_MAX], line[PATH_MAX + 128];
@@ -310,7 +331,7 @@ static bool maps_hotspot(const char *root, uint32_t pid, bool *launcher)
 		}
 	}
 	fclose(f);
-	*launcher = *launcher && !jvm && !j9;
+	*launcher = (*launcher || exe_is_java(root, pid)) && !jvm && !j9;
 	return jvm && !j9;
 }
 

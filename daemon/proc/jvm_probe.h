@@ -26,13 +26,13 @@ enum jvm_flag {
 };
 
 struct jvm_probe {
-	bool hotspot;		      /* a HotSpot libjvm.so is mapped */
-	bool launcher;		      /* not yet: the java launcher (libjli.so) is */
-	bool quit_caught;	      /* SIGQUIT has a handler and is not ignored */
-	bool map_open;		      /* it holds /tmp/perf-NSPID.map open */
-	bool own_mntns;		      /* in our mount namespace: its /tmp is ours */
-	uint32_t nspid;		      /* as it sees itself (innermost NSpid) */
-	uint32_t uid, gid;	      /* effective */
+	bool hotspot;	   /* a HotSpot libjvm.so is mapped */
+	bool launcher;	   /* not yet, but the java launcher is (libjli.so, or exe java) */
+	bool quit_caught;  /* SIGQUIT has a handler and is not ignored */
+	bool map_open;	   /* it holds /tmp/perf-NSPID.map open */
+	bool own_mntns;	   /* in our mount namespace: its /tmp is ours */
+	uint32_t nspid;	   /* as it sees itself (innermost NSpid) */
+	uint32_t uid, gid; /* effective */
 	enum jvm_flag disable_attach; /* -XX:+DisableAttachMechanism */
 	enum jvm_flag preserve_fp;    /* -XX:+PreserveFramePointer */
 	struct proc_ident ident;
