@@ -142,6 +142,24 @@ static int grow(struct jvm_ask *j)
 	return 0;
 }
 
+/*
+ * Is s's process still the JVM it was (or gone: then what it was is kept
+ * for the notes at the end)? A caller's new generation may be only its
+ * exit (its exe unreadable once it is a zombie).
+ */
+static bool same_image(const struct jvm_ask *j, const struct slot *s)
+{
+	struct proc_ident now;
+
+	if (!s->jvm || s->st == S_NEW)
+		return false;
+	if (ident_read(j->proc_root, s->pid, &now))
+		return true;
+	if (!now.exe_dev && !now.exe_ino) /* exiting */
+		return now.start_time == s->jvm->probe.ident.start_time;
+	return ident_same(&now, &s->jvm->probe.ident);
+}
+
 /* s's process exec'd: what it was is forgotten, it is probed anew. */
 static void reset(struct slot *s, uint16_t gen)
 {
@@ -165,8 +183,9 @@ int jvm_ask_add(struct jvm_ask *j, uint32_t pid, uint16_t gen)
 		return 0;
 	s = find(j, pid);
 	if (s) {
-		if (gen > s->gen)
+		if (gen > s->gen && !same_image(j, s))
 			reset(s, gen);
+		s->gen = gen > s->gen ? gen : s->gen;
 		return 0;
 	}
 	if (2 * (j->nr + 1) > j->cap && grow(j))

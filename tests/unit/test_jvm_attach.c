@@ -496,6 +496,10 @@ static void ask_jdk17(void **state)
 	assert_true(jvm_ask_result(j, (uint32_t)f.pid, &r));
 	assert_true(r.answered);
 	assert_int_equal(r.preserve_fp, JVM_FLAG_UNSET);
+	/* a newer generation of the same image (a caller's view of its exit) */
+	assert_int_equal(jvm_ask_add(j, (uint32_t)f.pid, 3), 0);
+	assert_true(jvm_ask_result(j, (uint32_t)f.pid, &r));
+	assert_true(r.answered);
 	/* the end: asked once more, then how often it was */
 	usleep(1100000);
 	jvm_ask_finish(j, true);
@@ -582,6 +586,16 @@ static int setup(void **state)
 	return scratch_setup(state) || chmod(dir, 0755);
 }
 
+/* The fake /proc exe link of pid, to path. */
+static void fake_exe(const char *proc, pid_t pid, const char *path)
+{
+	char link[512];
+
+	snprintf(link, sizeof(link), "%s/%d/exe", proc, (int)pid);
+	unlink(link);
+	assert_int_equal(symlink(path, link), 0);
+}
+
 /* Rewrites the fake /proc maps of pid: libjvm.so mapped, or only libjli.so. */
 static void fake_maps(const char *proc, pid_t pid, const char *lib)
 {
@@ -622,6 +636,7 @@ static void ask_late_jvm(void **state)
 	assert_true(fake_stop(&f));
 
 	j = ask_start(&f, "pexec", M_JDK17, false, CMDLINE("sh\0"), &h);
+	fake_exe(tmp("pexec"), f.pid, "/bin/sh");
 	fake_maps(tmp("pexec"), f.pid, "/usr/bin/dash");
 	for (int i = 0; i < 10; i++) {
 		jvm_ask_poll(j, UINT64_MAX);
@@ -634,6 +649,7 @@ static void ask_late_jvm(void **state)
 		usleep(10000);
 	}
 	assert_int_equal(h.answers, 0);
+	fake_exe(tmp("pexec"), f.pid, "/bin/cat");
 	jvm_ask_add(j, (uint32_t)f.pid, 1); /* it exec'd */
 	POLL_UNTIL(j, h.answers > 0);
 	assert_int_equal(h.answers, 1);

@@ -35,10 +35,7 @@ echo "JVM: host pid $pid, pid $nspid in its namespace ($(field ns.out pid) by it
 [ "$nspid" != "$pid" ] || { echo "FAIL: the JVM is not in a pid namespace of its own"; rc=1; }
 wait_line ns.out warm $((WARM_S * 10 + 60)) "$outer" ||
 	{ cat ns.err; echo "FAIL: no warm-up"; exit 1; }
-"$SKYPROF" record -F 99 --clock perf -d 20 -p "$pid" -o sky-ns.folded 2>sky-ns.err &
-sky=$!
-wait_line sky-ns.err "skyprof: session" 120 "$sky" || true
-touch "$mark"
+record_from_mark ns "$pid" "$mark" 20
 # While it runs: the map is in its /tmp, not in ours.
 for _ in $(seq 100); do
 	[ -s "/proc/$pid/root/tmp/perf-$nspid.map" ] && break
@@ -49,7 +46,7 @@ ls -la "/proc/$pid/root/tmp/" | sed 's/^/  /' || true
 	{ echo "FAIL: no perf-$nspid.map in the JVM's own /tmp"; rc=1; }
 [ ! -e "/tmp/perf-$nspid.map" ] || { echo "FAIL: a perf-$nspid.map in the host's /tmp"; rc=1; }
 stat -c '  map owner %u' "/proc/$pid/root/tmp/perf-$nspid.map" 2>/dev/null || true
-wait "$sky" || { cat sky-ns.err; echo "FAIL: record -p"; rc=1; }
+wait "$SKY_PID" || { cat sky-ns.err; echo "FAIL: record -p"; rc=1; }
 wait "$outer" || { cat ns.err; echo "FAIL: the JVM failed"; rc=1; }
 cat ns.out
 grep -E "JVM pid|note:" sky-ns.err | sed 's/^/  /'

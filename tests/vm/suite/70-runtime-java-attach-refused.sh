@@ -55,8 +55,11 @@ grep -E "JVM pid|note:|after" ro.err | sed 's/^/  /'
 grep -q "JVM pid $pid (java) gave no perf map: no attach socket 10 s after SIGQUIT" ro.err ||
 	{ cat ro.err; echo "FAIL: no line for a JVM that does not answer"; rc=1; }
 [ "$(grep -c "JVM pid" ro.err)" = 1 ] || { echo "FAIL: more than one line for it"; rc=1; }
-# the session ends on time; symbolizing the JVM after it takes what it takes
-grep -q "duration reached after 20\.[0-9]* s" ro.err || { echo "FAIL: the run did not end at its 20 s"; rc=1; }
+# the session ends on time (the 10 s wait is no part of it; a starved guest
+# may overrun a little); symbolizing the JVM after it takes what it takes
+secs=$(sed -n 's/.*duration reached after \([0-9.]*\) s.*/\1/p' ro.err)
+awk -v s="${secs:-99}" 'BEGIN {exit !(s < 25)}' ||
+	{ echo "FAIL: the session of -d 20 lasted ${secs:-?} s"; rc=1; }
 echo "  record took $took s in all"
 no_dump "read-only /tmp" ro.out || rc=1
 

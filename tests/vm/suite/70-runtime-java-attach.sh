@@ -42,11 +42,8 @@ wait_line attach.out pid "${PROGRAM_START_S:-600}" "$pid" ||
 	{ cat attach.err; echo "FAIL: the JVM did not start"; exit 1; }
 wait_line attach.out warm $((WARM_S * 10 + 60)) "$pid" ||
 	{ cat attach.err; echo "FAIL: no warm-up"; exit 1; }
-"$SKYPROF" record -F 99 --clock perf -d 20 -p "$pid" -o sky-attach.folded 2>sky-attach.err &
-sky=$!
-wait_line sky-attach.err "skyprof: session" 120 "$sky" || true
-touch "$mark"
-wait "$sky" || { cat sky-attach.err; echo "FAIL: record -p"; rc=1; }
+record_from_mark attach "$pid" "$mark" 20
+wait "$SKY_PID" || { cat sky-attach.err; echo "FAIL: record -p"; rc=1; }
 # top asks it too: its hot methods lead the table, the answer in its header
 if kill -0 "$pid" 2>/dev/null; then
 	"$SKYPROF" top -p "$pid" -d 2 -n 5 >top.out 2>top.err &
@@ -83,8 +80,8 @@ ls -a /tmp | grep -q "^\.attach_pid$pid\$" && { echo "FAIL: trigger file left"; 
 # From its exec: the first request as soon as the JVM handles SIGQUIT, the
 # next ones while its compiled code grows; it exits on its own, named by its
 # last answer.
-echo "$SKYPROF record -F 99 -- java -cp ... Hot 60 0 - $CHUNK"
-"$SKYPROF" record -F 99 --clock perf -o sky-exec.folded -- java -cp "$RT_BIN" Hot 60 0 - "$CHUNK" \
+echo "$SKYPROF record -F 99 -- java -cp ... Hot 75 0 - $CHUNK"
+"$SKYPROF" record -F 99 --clock perf -o sky-exec.folded -- java -cp "$RT_BIN" Hot 75 0 - "$CHUNK" \
 	>exec.out 2>sky-exec.err </dev/null || { cat sky-exec.err; echo "FAIL: record --"; exit 1; }
 cat exec.out
 check_lines exec sky-exec.err || rc=1

@@ -80,12 +80,17 @@ judge_leaf() {
 	echo "$name: skyprof leaf share/split/A/B/samples ($comm): $s; every thread: $all"
 	echo "$name: skyprof's heaviest stacks:"; top_stacks "$sky" 5 | cut -c1-300
 	# shellcheck disable=SC2086
-	set -- $s
-	awk -v sh="$1" 'BEGIN {exit !(sh >= 90)}' ||
-		{ echo "FAIL: $name: the hot methods are the leaf of $1 % of the samples (< 90 %)"; return 1; }
-	awk -v a="$2" -v b="$own" 'BEGIN {d = 100 * (a - b); if (d < 0) d = -d; exit !(d <= 5)}' ||
-		{ echo "FAIL: $name: skyprof's split $2 vs the program's $own (> 5 points)"; return 1; }
-	echo "PASS: $name: leaf share $1 %, split $2 vs the program's $own"
+	share_split "$name" "leaf share" 90 "$own" $s
+}
+
+# share_split NAME WHAT MIN OWN_SPLIT SHARE SPLIT: fails unless SHARE >= MIN
+# and SPLIT is within 5 points of OWN_SPLIT.
+share_split() {
+	awk -v sh="$5" -v min="$3" 'BEGIN {exit !(sh >= min)}' ||
+		{ echo "FAIL: $1: the hot functions' $2 is $5 % (< $3 %)"; return 1; }
+	awk -v a="$6" -v b="$4" 'BEGIN {d = 100 * (a - b); if (d < 0) d = -d; exit !(d <= 5)}' ||
+		{ echo "FAIL: $1: skyprof's split $6 vs the program's $4 (> 5 points)"; return 1; }
+	echo "PASS: $1: $2 $5 %, split $6 vs the program's $4"
 }
 
 # top_stacks FOLDED N: the N heaviest stacks, for the log.
@@ -107,12 +112,7 @@ judge() {
 	echo "$name: perf's heaviest stacks:"; sort "$perf" | uniq -c | sort -n -r | head -5 |
 		awk '{$NF = ""; print "  " $0}'
 	# shellcheck disable=SC2086
-	set -- $s
-	awk -v sh="$1" 'BEGIN {exit !(sh >= 60)}' ||
-		{ echo "FAIL: $name: the hot functions hold $1 % of skyprof's samples (< 60 %)"; return 1; }
-	awk -v a="$2" -v b="$own" 'BEGIN {d = 100 * (a - b); if (d < 0) d = -d; exit !(d <= 5)}' ||
-		{ echo "FAIL: $name: skyprof's split $2 vs the program's $own (> 5 points)"; return 1; }
-	echo "PASS: $name: share $1 %, split $2 vs the program's $own"
+	share_split "$name" share 60 "$own" $s
 }
 
 # wait_line FILE WORD SECS PID: waits until a line of FILE starts with WORD,
@@ -178,6 +178,17 @@ run_attach() {
 	wait "$perf_pid" || { cat "perf-$tag.err"; echo "FAIL: $tag: perf record -p"; return 1; }
 	cat "$tag.out"
 	perf_folded "perf-$tag.data" >"perf-$tag.folded"
+}
+
+# record_from_mark TAG PID MARK SECS: `skyprof record -p PID -d SECS` into
+# sky-TAG.folded (stderr sky-TAG.err) in the background (SKY_PID), and the
+# mark file created once its session runs: the program's split_warm counts
+# from then on, the profile's window.
+record_from_mark() {
+	"$SKYPROF" record -F 99 --clock perf -d "$4" -p "$2" -o "sky-$1.folded" 2>"sky-$1.err" &
+	SKY_PID=$!
+	wait_line "sky-$1.err" "skyprof: session" 120 "$SKY_PID" || true
+	touch "$3"
 }
 
 # uploaded_leaf JSONL: as uploaded_hot, but a count goes to A or B only
