@@ -194,27 +194,7 @@ record_from_mark() {
 # uploaded_leaf JSONL: as uploaded_hot, but a count goes to A or B only
 # when the leaf user-space symbol of its stack is hotA or hotB.
 uploaded_leaf() {
-	"$PY" - "$@" <<'PY'
-import json, re, sys
-a = b = t = 0
-for line in open(sys.argv[1]):
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    d = (m.get('msg') or {}).get('onCPU') if isinstance(m, dict) else None
-    if not d:
-        continue
-    c = int(d.get('dumpCount', 0))
-    syms = [s for st in d.get('stacks', []) if st.get('stackType') == 'PROCESS_USER_SPACE'
-            for s in st.get('stackSymbols', [])]
-    t += c
-    if syms and re.search(r'\bhotA\b', syms[0]):
-        a += c
-    elif syms and re.search(r'\bhotB\b', syms[0]):
-        b += c
-print('%.1f %.4f %d %d %d' % (100.0 * (a + b) / t if t else 0, a / (a + b) if a + b else 0, a, b, t))
-PY
+	UPLOADED_LEAF=1 uploaded_hot "$1"
 }
 
 # uploaded_hot JSONL [PID]: "SHARE SPLIT A B TOTAL" over the agent's on-CPU
@@ -224,8 +204,9 @@ PY
 # PID (a process registered later than the first).
 uploaded_hot() {
 	"$PY" - "$@" <<'PY'
-import json, re, sys
+import json, os, re, sys
 after = len(sys.argv) < 3
+leaf = os.environ.get('UPLOADED_LEAF') == '1'
 a = b = t = 0
 for line in open(sys.argv[1]):
     try:
@@ -246,7 +227,7 @@ for line in open(sys.argv[1]):
     syms = [s for st in d.get('stacks', []) if st.get('stackType') == 'PROCESS_USER_SPACE'
             for s in st.get('stackSymbols', [])]
     t += c
-    for s in syms:  # leaf first
+    for s in syms[:1] if leaf else syms:  # leaf first
         if re.search(r'\bhotA\b', s):
             a += c
             break
