@@ -296,6 +296,11 @@ static bool anon_path(const char *path)
 	return !path[0] || !strncmp(path, "[anon", 5);
 }
 
+bool proc_table_mapping_anon(const struct proc_mapping *m)
+{
+	return anon_path(m->path) && !(m->recorded && m->ident.ino);
+}
+
 /*
  * Reads /proc/PID/maps; keeps executable mappings only, as only they hold
  * code. Sets g->anon_exec when the process has anonymous executable memory

@@ -55,6 +55,13 @@ struct proc_mapping {
 	void *priv; /* the hooks' (the symbolizer's ELF file), NULL first */
 };
 
+/*
+ * Whether m is anonymous memory (no file, or a named "[anon:...]" region),
+ * where JIT code lives. A recorded file whose path was too long for the
+ * record is not: it has an inode.
+ */
+bool proc_table_mapping_anon(const struct proc_mapping *m);
+
 /* One generation of a process. Read-only outside table.c but for priv. */
 struct proc_gen {
 	uint32_t pid;

@@ -361,19 +361,6 @@ static const char *recorded_build_id(struct symbolizer *s, const struct proc_map
 	return intern(s, hex);
 }
 
-/* Anonymous memory (no file, or a named "[anon:...]" region): where JIT
- * code lives, so only there is a perf map consulted. */
-static bool anon_path(const char *path)
-{
-	return !path[0] || !strncmp(path, "[anon", 5);
-}
-
-/* A recorded file whose path was too long is no anonymous memory: it has an inode. */
-static bool anon_mapping(const struct proc_mapping *m)
-{
-	return anon_path(m->path) && !(m->recorded && m->ident.ino);
-}
-
 /* The table captured m: its ELF file is opened now, while the process
  * lives. Without memory m stays unsymbolized (priv NULL). */
 static void on_mapping(void *arg, struct proc_gen *g, struct proc_mapping *m)
@@ -385,7 +372,7 @@ static void on_mapping(void *arg, struct proc_gen *g, struct proc_mapping *m)
 	if (!sm)
 		return;
 	m->priv = sm;
-	if (anon_mapping(m)) {
+	if (proc_table_mapping_anon(m)) {
 		sm->build_id = ""; /* no file: JIT code, named by a perf map if at all */
 		return;
 	}
@@ -480,9 +467,10 @@ static void resolve_user(struct symbolizer *s, uint32_t pid, uint16_t gen, bool 
 			return;
 		}
 	}
-	/* JIT code lives in anonymous memory; only there is the perf map
-	 * consulted, so it can never shadow a real binary. */
-	sg = !m || anon_mapping(m) ? gen_state(p) : NULL;
+	/* JIT code lives in anonymous memory; only there (or outside every
+	 * mapping) is the perf map consulted, so it can never shadow a real
+	 * binary. */
+	sg = !m || proc_table_mapping_anon(m) ? gen_state(p) : NULL;
 	if (sg) {
 		/* Once per recheck (symbolizer_recheck_jit): the map may have
 		 * been written, or replaced, since the last look. */
@@ -520,7 +508,7 @@ bool symbolizer_jit_unnamed_at(struct symbolizer *s, uint32_t pid, uint64_t addr
 	struct proc_mapping *m = g ? proc_table_find(g, addr) : NULL;
 	struct sym_gen *sg = g ? g->priv : NULL;
 
-	if (!m || !anon_path(m->path))
+	if (!m || !proc_table_mapping_anon(m))
 		return false;
 	return !sg || !sym_perfmap_lookup(sg->perfmap, addr);
 }
