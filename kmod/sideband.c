@@ -312,7 +312,7 @@ struct skyprof_sb_walk {
  * alone is then no change to report). Whether it did.
  */
 static bool skyprof_sb_extend_anon(struct skyprof_sideband *sb, struct vm_area_struct *vma,
-				   u32 last, struct skyprof_sb_walk *w)
+				   u32 last)
 {
 	struct skyprof_mmap *rec;
 
@@ -367,7 +367,7 @@ static void skyprof_sb_walk(struct skyprof_sideband *sb, struct skyprof_sb_slot 
 	for (vma = skyprof_vma_first(mm, &it); vma; vma = skyprof_vma_next(&it, vma)) {
 		if (!(vma->vm_flags & VM_EXEC))
 			continue;
-		if (skyprof_sb_extend_anon(sb, vma, last, w))
+		if (skyprof_sb_extend_anon(sb, vma, last))
 			continue;
 		last = w->bytes;
 		if (w->nr == SKYPROF_SIDEBAND_MAPS_MAX ||
